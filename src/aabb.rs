@@ -1,0 +1,119 @@
+//! Axis-aligned bounding boxes: the common currency between the narrow phase
+//! (exact boxes of intersections) and the broad phase (frame boxes).
+
+/// An axis-aligned box `{x : min[i] <= x[i] <= max[i]}` in world coordinates.
+///
+/// ```
+/// use fmbgrid::Aabb;
+/// let a = Aabb { min: [0.0, 0.0], max: [2.0, 1.0] };
+/// let b = Aabb { min: [1.0, 0.5], max: [3.0, 3.0] };
+/// assert!(a.intersects(&b));
+/// assert_eq!(a.intersection(&b), Some(Aabb { min: [1.0, 0.5], max: [2.0, 1.0] }));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb<const D: usize> {
+    /// Smallest coordinate on each axis.
+    pub min: [f64; D],
+    /// Largest coordinate on each axis.
+    pub max: [f64; D],
+}
+
+impl<const D: usize> Aabb<D> {
+    /// The empty box (`min = +∞`, `max = -∞`), neutral for [`Aabb::include`].
+    ///
+    /// ```
+    /// use fmbgrid::Aabb;
+    /// let mut b = Aabb::<3>::EMPTY;
+    /// assert!(b.is_empty());
+    /// b.include(&[1.0, 2.0, 3.0]);
+    /// assert_eq!(b.min, b.max);
+    /// ```
+    pub const EMPTY: Self = Aabb { min: [f64::INFINITY; D], max: [f64::NEG_INFINITY; D] };
+
+    /// True when `min > max` on some axis.
+    ///
+    /// ```
+    /// # use fmbgrid::Aabb;
+    /// assert!(!Aabb { min: [0.0], max: [0.0] }.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        (0..D).any(|i| self.min[i] > self.max[i])
+    }
+
+    /// Grows the box to contain `p`.
+    ///
+    /// ```
+    /// # use fmbgrid::Aabb;
+    /// let mut b = Aabb { min: [0.0, 0.0], max: [1.0, 1.0] };
+    /// b.include(&[2.0, -1.0]);
+    /// assert_eq!(b, Aabb { min: [0.0, -1.0], max: [2.0, 1.0] });
+    /// ```
+    #[inline]
+    pub fn include(&mut self, p: &[f64; D]) {
+        for i in 0..D {
+            self.min[i] = self.min[i].min(p[i]);
+            self.max[i] = self.max[i].max(p[i]);
+        }
+    }
+
+    /// The smallest box containing both.
+    ///
+    /// ```
+    /// # use fmbgrid::Aabb;
+    /// let a = Aabb { min: [0.0], max: [1.0] };
+    /// assert_eq!(a.union(&Aabb { min: [3.0], max: [4.0] }), Aabb { min: [0.0], max: [4.0] });
+    /// ```
+    pub fn union(&self, other: &Self) -> Self {
+        Aabb {
+            min: std::array::from_fn(|i| self.min[i].min(other.min[i])),
+            max: std::array::from_fn(|i| self.max[i].max(other.max[i])),
+        }
+    }
+
+    /// Closed overlap test: boxes that only touch do intersect.
+    ///
+    /// ```
+    /// # use fmbgrid::Aabb;
+    /// let a = Aabb { min: [0.0, 0.0], max: [1.0, 1.0] };
+    /// assert!(a.intersects(&Aabb { min: [1.0, 0.0], max: [2.0, 1.0] }));
+    /// ```
+    #[inline]
+    pub fn intersects(&self, other: &Self) -> bool {
+        (0..D).all(|i| self.min[i] <= other.max[i] && other.min[i] <= self.max[i])
+    }
+
+    /// The common part of two boxes, or `None` if they are disjoint.
+    ///
+    /// ```
+    /// # use fmbgrid::Aabb;
+    /// let a = Aabb { min: [0.0], max: [1.0] };
+    /// assert_eq!(a.intersection(&Aabb { min: [2.0], max: [3.0] }), None);
+    /// ```
+    pub fn intersection(&self, other: &Self) -> Option<Self> {
+        let b = Aabb {
+            min: std::array::from_fn(|i| self.min[i].max(other.min[i])),
+            max: std::array::from_fn(|i| self.max[i].min(other.max[i])),
+        };
+        (!b.is_empty()).then_some(b)
+    }
+
+    /// Extent `max - min` on each axis.
+    ///
+    /// ```
+    /// # use fmbgrid::Aabb;
+    /// assert_eq!(Aabb { min: [1.0, 2.0], max: [4.0, 3.0] }.extent(), [3.0, 1.0]);
+    /// ```
+    pub fn extent(&self) -> [f64; D] {
+        std::array::from_fn(|i| self.max[i] - self.min[i])
+    }
+
+    /// True when `p` lies in the closed box.
+    ///
+    /// ```
+    /// # use fmbgrid::Aabb;
+    /// assert!(Aabb { min: [0.0], max: [1.0] }.contains(&[1.0]));
+    /// ```
+    pub fn contains(&self, p: &[f64; D]) -> bool {
+        (0..D).all(|i| self.min[i] <= p[i] && p[i] <= self.max[i])
+    }
+}

@@ -1,0 +1,73 @@
+//! Errors returned for bad input. Nothing in the library panics on user data:
+//! every refusal is one of these, with enough detail to find the culprit.
+
+use thiserror::Error;
+
+/// Why a [`Frame`](crate::Frame) could not be built.
+#[derive(Clone, Debug, PartialEq, Error)]
+#[non_exhaustive]
+pub enum FrameError {
+    /// A coordinate is NaN or infinite.
+    #[error("{what} has a non-finite coordinate ({value})")]
+    NonFinite {
+        /// Which input: `"origin"`, `"component 1"`, `"velocity"`, ...
+        what: &'static str,
+        /// The offending value.
+        value: f64,
+    },
+    /// A coordinate exceeds [`MAX_COORDINATE`](crate::frame::MAX_COORDINATE) in
+    /// absolute value; beyond it products in the narrow phase could overflow.
+    #[error("{what} has a coordinate of magnitude {value:e}, above the supported {limit:e}")]
+    TooLarge {
+        /// Which input.
+        what: &'static str,
+        /// The offending value.
+        value: f64,
+        /// The limit it broke.
+        limit: f64,
+    },
+    /// The components are (nearly) linearly dependent: the frame is flat.
+    ///
+    /// `ratio` is `|det C| / Π|cᵢ|` (1 for orthogonal components, 0 for
+    /// colinear ones), refused below
+    /// [`MIN_HADAMARD_RATIO`](crate::frame::MIN_HADAMARD_RATIO).
+    #[error(
+        "degenerate frame: components are nearly dependent (|det| / product of lengths = {ratio:e}, minimum {limit:e})"
+    )]
+    Degenerate {
+        /// The measured ratio.
+        ratio: f64,
+        /// The minimum accepted.
+        limit: f64,
+    },
+    /// A component is too short relative to the frame's size or position to be
+    /// represented: `length / scale` is below
+    /// [`MIN_RELATIVE_LENGTH`](crate::frame::MIN_RELATIVE_LENGTH).
+    #[error("degenerate frame: component {index} has length {length:e}, too small for a frame of scale {scale:e}")]
+    TooThin {
+        /// Index of the component.
+        index: usize,
+        /// Its length.
+        length: f64,
+        /// The frame's scale (largest component length or origin coordinate).
+        scale: f64,
+    },
+    /// The wrong number of vertices was given to a vertex constructor.
+    #[error("a {dim}D simplex needs {expected} vertices, got {got}")]
+    VertexCount {
+        /// The dimension.
+        dim: usize,
+        /// `dim + 1`.
+        expected: usize,
+        /// What was given.
+        got: usize,
+    },
+    /// Half extents of an oriented box must be positive.
+    #[error("half extent {index} is {value}, it must be positive")]
+    NonPositiveExtent {
+        /// Axis index.
+        index: usize,
+        /// The value given.
+        value: f64,
+    },
+}

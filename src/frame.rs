@@ -1,0 +1,534 @@
+//! Frames, the primitives of the engine: an origin plus `D` component vectors,
+//! spanning a parallelepiped ("cuboid") or a simplex ("tetrahedron"; a
+//! triangle in 2D), optionally translating by a constant displacement over
+//! the time step `t ∈ [0, 1]`.
+//!
+//! Everything the narrow phase needs per frame (the inverse of the component
+//! matrix, the swept box, the scale) is computed and validated once here, so
+//! a `Frame` that exists is well formed: the narrow phase never meets NaN,
+//! infinity or a singular matrix.
+
+use crate::aabb::Aabb;
+use crate::error::FrameError;
+use crate::math::{add, invert_columns, max_abs, norm, sub};
+
+/// Largest absolute value accepted for any coordinate, component or velocity.
+///
+/// Keeps every product formed by the narrow phase far from `f64` overflow.
+pub const MAX_COORDINATE: f64 = 1e15;
+
+/// Smallest accepted `|det C| / Π|cᵢ|` (the sine of the smallest angle, in
+/// 2D). Below it, round-off in the inverse would exceed the engine's 1e-9
+/// relative accuracy.
+pub const MIN_HADAMARD_RATIO: f64 = 1e-6;
+
+/// Smallest accepted component length relative to the frame's scale (its
+/// longest component or its largest origin coordinate).
+pub const MIN_RELATIVE_LENGTH: f64 = 1e-12;
+
+/// The shape spanned by a frame's components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FrameKind {
+    /// A simplex `{O + C·X : X ≥ 0, ΣXᵢ ≤ 1}`: a triangle in 2D, a
+    /// tetrahedron in 3D.
+    Tetrahedron,
+    /// A parallelepiped `{O + C·X : X ∈ [0,1]^D}` (any parallelogram in 2D,
+    /// not only rectangles).
+    Cuboid,
+}
+
+/// A parallelepiped or simplex in `D` dimensions (`D` = 2 or 3), static or
+/// translating by [`velocity`](Frame::velocity) over the step `t ∈ [0, 1]`.
+///
+/// `components[i]` is the `i`-th component vector `cᵢ`; the points of the
+/// frame are `origin + Σ Xᵢ cᵢ` for `X` in the unit cube (cuboid) or the unit
+/// simplex (tetrahedron), displaced by `t · velocity` at time `t`.
+///
+/// ```
+/// use fmbgrid::{Frame3, FrameKind};
+/// let unit = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+/// let cube = Frame3::cuboid([0.0; 3], unit)?;
+/// let tet = Frame3::tetrahedron([0.5; 3], unit)?.with_velocity([-4.0, 0.0, 0.0])?;
+/// assert_eq!(cube.kind(), FrameKind::Cuboid);
+/// assert_eq!(tet.aabb().min, [-3.5, 0.5, 0.5]); // swept over the step
+/// # Ok::<(), fmbgrid::FrameError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frame<const D: usize> {
+    kind: FrameKind,
+    origin: [f64; D],
+    comps: [[f64; D]; D],
+    velocity: [f64; D],
+    /// Rows of `C⁻¹`: the local coordinate `Xⱼ` of a point `p` at rest is
+    /// `inv[j] · (p - origin)`. Also the (scaled) face normals.
+    inv: [[f64; D]; D],
+    /// World box, swept over the step when the frame moves.
+    aabb: Aabb<D>,
+}
+
+/// A 2D frame: parallelogram or triangle.
+pub type Frame2 = Frame<2>;
+/// A 3D frame: parallelepiped or tetrahedron.
+pub type Frame3 = Frame<3>;
+
+fn check_coords<const D: usize>(what: &'static str, v: &[f64; D]) -> Result<(), FrameError> {
+    for &value in v {
+        if !value.is_finite() {
+            return Err(FrameError::NonFinite { what, value });
+        }
+        if value.abs() > MAX_COORDINATE {
+            return Err(FrameError::TooLarge { what, value, limit: MAX_COORDINATE });
+        }
+    }
+    Ok(())
+}
+
+const COMPONENT_NAMES: [&str; 4] = ["component 0", "component 1", "component 2", "component 3"];
+
+impl<const D: usize> Frame<D> {
+    /// Compile-time guard: only 2D and 3D frames exist.
+    pub(crate) const SUPPORTED: () = assert!(D == 2 || D == 3, "fmbgrid frames are 2D or 3D");
+
+    /// A frame of the given kind, at rest.
+    ///
+    /// # Errors
+    /// [`FrameError`] when a number is not finite or too large, or the
+    /// components are degenerate (see [`MIN_HADAMARD_RATIO`],
+    /// [`MIN_RELATIVE_LENGTH`]).
+    ///
+    /// ```
+    /// use fmbgrid::{Frame2, FrameError, FrameKind};
+    /// let f = Frame2::new(FrameKind::Cuboid, [0.0, 0.0], [[1.0, 0.5], [0.5, 1.0]])?;
+    /// assert_eq!(f.vertices().count(), 4);
+    /// let flat = Frame2::new(FrameKind::Cuboid, [0.0, 0.0], [[1.0, 1.0], [2.0, 2.0]]);
+    /// assert!(matches!(flat, Err(FrameError::Degenerate { .. })));
+    /// # Ok::<(), FrameError>(())
+    /// ```
+    pub fn new(kind: FrameKind, origin: [f64; D], components: [[f64; D]; D]) -> Result<Self, FrameError> {
+        let () = Self::SUPPORTED;
+        check_coords("origin", &origin)?;
+        for (i, c) in components.iter().enumerate() {
+            check_coords(COMPONENT_NAMES[i], c)?;
+        }
+        let lengths: [f64; D] = std::array::from_fn(|i| norm(&components[i]));
+        let scale = lengths.iter().fold(max_abs(&origin), |m, &l| m.max(l));
+        for (index, &length) in lengths.iter().enumerate() {
+            if !(length > 0.0 && length >= MIN_RELATIVE_LENGTH * scale) {
+                return Err(FrameError::TooThin { index, length, scale });
+            }
+        }
+        // Invert the matrix of unit columns: its determinant is the Hadamard
+        // ratio, and it cannot overflow whatever the lengths.
+        let unit: [[f64; D]; D] = std::array::from_fn(|i| components[i].map(|x| x / lengths[i]));
+        let degenerate = |ratio: f64| FrameError::Degenerate { ratio, limit: MIN_HADAMARD_RATIO };
+        let (unit_inv, det) = invert_columns(&unit).ok_or(degenerate(0.0))?;
+        if !(det.abs() >= MIN_HADAMARD_RATIO) {
+            return Err(degenerate(det.abs()));
+        }
+        let inv = std::array::from_fn(|j| unit_inv[j].map(|x| x / lengths[j]));
+        let mut frame = Frame { kind, origin, comps: components, velocity: [0.0; D], inv, aabb: Aabb::EMPTY };
+        frame.aabb = frame.compute_aabb();
+        Ok(frame)
+    }
+
+    /// A parallelepiped `{origin + Σ Xᵢ components[i] : X ∈ [0,1]^D}`.
+    ///
+    /// # Errors
+    /// As [`Frame::new`].
+    ///
+    /// ```
+    /// use fmbgrid::Frame3;
+    /// let a = Frame3::cuboid([0.0; 3], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])?;
+    /// assert_eq!(a.aabb().max, [1.0, 1.0, 1.0]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn cuboid(origin: [f64; D], components: [[f64; D]; D]) -> Result<Self, FrameError> {
+        Self::new(FrameKind::Cuboid, origin, components)
+    }
+
+    /// A simplex with vertices `origin` and `origin + components[i]`.
+    ///
+    /// # Errors
+    /// As [`Frame::new`].
+    ///
+    /// ```
+    /// use fmbgrid::Frame2;
+    /// let t = Frame2::tetrahedron([0.0, 0.0], [[1.0, 0.0], [0.0, 1.0]])?; // a triangle
+    /// assert_eq!(t.vertices().count(), 3);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn tetrahedron(origin: [f64; D], components: [[f64; D]; D]) -> Result<Self, FrameError> {
+        Self::new(FrameKind::Tetrahedron, origin, components)
+    }
+
+    /// The axis-aligned box `[min, max]` as a cuboid frame.
+    ///
+    /// # Errors
+    /// As [`Frame::new`]; an empty or flat box is degenerate.
+    ///
+    /// ```
+    /// use fmbgrid::Frame2;
+    /// let b = Frame2::from_aabb([1.0, 2.0], [3.0, 5.0])?;
+    /// assert_eq!(b.aabb().max, [3.0, 5.0]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn from_aabb(min: [f64; D], max: [f64; D]) -> Result<Self, FrameError> {
+        check_coords("min", &min)?;
+        check_coords("max", &max)?;
+        let comps = std::array::from_fn(|i| std::array::from_fn(|k| if i == k { max[i] - min[i] } else { 0.0 }));
+        Self::cuboid(min, comps)
+    }
+
+    /// An oriented box: `center`, positive `half_extents`, and `axes[i]`, the
+    /// world direction of the box's `i`-th local axis (the `i`-th column of
+    /// its rotation matrix; normalised here, so any non-zero length works).
+    ///
+    /// # Errors
+    /// [`FrameError::NonPositiveExtent`], or as [`Frame::new`] (for instance
+    /// when two axes are parallel).
+    ///
+    /// ```
+    /// use fmbgrid::Frame2;
+    /// let s = std::f64::consts::FRAC_1_SQRT_2;
+    /// let diamond = Frame2::oriented_box([0.0, 0.0], [1.0, 1.0], [[s, s], [-s, s]])?;
+    /// assert!((diamond.aabb().max[0] - 2.0f64.sqrt()).abs() < 1e-12);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn oriented_box(center: [f64; D], half_extents: [f64; D], axes: [[f64; D]; D]) -> Result<Self, FrameError> {
+        check_coords("center", &center)?;
+        for (index, &value) in half_extents.iter().enumerate() {
+            if !(value > 0.0) {
+                return Err(FrameError::NonPositiveExtent { index, value });
+            }
+        }
+        check_coords("half extents", &half_extents)?;
+        for (i, a) in axes.iter().enumerate() {
+            check_coords(COMPONENT_NAMES[i], a)?;
+            if norm(a) == 0.0 {
+                return Err(FrameError::TooThin { index: i, length: 0.0, scale: 1.0 });
+            }
+        }
+        let comps: [[f64; D]; D] = std::array::from_fn(|i| {
+            let s = 2.0 * half_extents[i] / norm(&axes[i]);
+            axes[i].map(|x| x * s)
+        });
+        let mut origin = center;
+        for c in &comps {
+            for k in 0..D {
+                origin[k] -= 0.5 * c[k];
+            }
+        }
+        Self::cuboid(origin, comps)
+    }
+
+    /// A simplex from its `D + 1` vertices (3 for a triangle, 4 for a
+    /// tetrahedron); the first vertex becomes the origin.
+    ///
+    /// # Errors
+    /// [`FrameError::VertexCount`] for the wrong number of vertices, or as
+    /// [`Frame::new`].
+    ///
+    /// ```
+    /// use fmbgrid::Frame3;
+    /// let t = Frame3::simplex(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])?;
+    /// assert_eq!(t.components()[2], [0.0, 0.0, 1.0]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn simplex(vertices: &[[f64; D]]) -> Result<Self, FrameError> {
+        if vertices.len() != D + 1 {
+            return Err(FrameError::VertexCount { dim: D, expected: D + 1, got: vertices.len() });
+        }
+        for v in vertices {
+            check_coords("vertex", v)?;
+        }
+        let o = vertices[0];
+        Self::tetrahedron(o, std::array::from_fn(|i| sub(&vertices[i + 1], &o)))
+    }
+
+    /// The same frame translating by `velocity` over the step (its
+    /// displacement between `t = 0` and `t = 1`).
+    ///
+    /// # Errors
+    /// [`FrameError::NonFinite`] or [`FrameError::TooLarge`].
+    ///
+    /// ```
+    /// use fmbgrid::Frame2;
+    /// let f = Frame2::from_aabb([0.0, 0.0], [1.0, 1.0])?.with_velocity([2.0, 0.0])?;
+    /// assert!(f.is_moving());
+    /// assert_eq!(f.aabb().max, [3.0, 1.0]);
+    /// assert!(f.with_velocity([f64::NAN, 0.0]).is_err());
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn with_velocity(mut self, velocity: [f64; D]) -> Result<Self, FrameError> {
+        check_coords("velocity", &velocity)?;
+        self.velocity = velocity;
+        self.aabb = self.compute_aabb();
+        Ok(self)
+    }
+
+    /// Cuboid or tetrahedron.
+    ///
+    /// ```
+    /// # use fmbgrid::{Frame2, FrameKind};
+    /// assert_eq!(Frame2::from_aabb([0.0; 2], [1.0; 2])?.kind(), FrameKind::Cuboid);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    #[inline]
+    pub fn kind(&self) -> FrameKind {
+        self.kind
+    }
+
+    /// The origin `O` at `t = 0`.
+    ///
+    /// ```
+    /// # use fmbgrid::Frame2;
+    /// assert_eq!(Frame2::from_aabb([1.0, 2.0], [3.0, 3.0])?.origin(), [1.0, 2.0]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    #[inline]
+    pub fn origin(&self) -> [f64; D] {
+        self.origin
+    }
+
+    /// The component vectors: `components()[i]` is `cᵢ`.
+    ///
+    /// ```
+    /// # use fmbgrid::Frame2;
+    /// assert_eq!(Frame2::from_aabb([0.0; 2], [2.0, 3.0])?.components(), [[2.0, 0.0], [0.0, 3.0]]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    #[inline]
+    pub fn components(&self) -> [[f64; D]; D] {
+        self.comps
+    }
+
+    /// Displacement over the step (zero for a frame at rest).
+    ///
+    /// ```
+    /// # use fmbgrid::Frame2;
+    /// assert_eq!(Frame2::from_aabb([0.0; 2], [1.0; 2])?.velocity(), [0.0, 0.0]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    #[inline]
+    pub fn velocity(&self) -> [f64; D] {
+        self.velocity
+    }
+
+    /// True when the velocity is not zero.
+    ///
+    /// ```
+    /// # use fmbgrid::Frame2;
+    /// assert!(!Frame2::from_aabb([0.0; 2], [1.0; 2])?.is_moving());
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    #[inline]
+    pub fn is_moving(&self) -> bool {
+        self.velocity.iter().any(|&v| v != 0.0)
+    }
+
+    /// The frame's world box, swept over the step when it moves.
+    ///
+    /// ```
+    /// # use fmbgrid::Frame3;
+    /// let t = Frame3::tetrahedron([0.0; 3], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])?;
+    /// assert_eq!(t.aabb().max, [1.0, 1.0, 1.0]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    #[inline]
+    pub fn aabb(&self) -> Aabb<D> {
+        self.aabb
+    }
+
+    /// The same frame at rest.
+    pub(crate) fn with_rest(&self) -> Self {
+        let mut f = *self;
+        f.velocity = [0.0; D];
+        f.aabb = f.compute_aabb();
+        f
+    }
+
+    /// Rows of the inverse component matrix (crate-internal hot data).
+    #[inline(always)]
+    pub(crate) fn inv(&self) -> &[[f64; D]; D] {
+        &self.inv
+    }
+
+    /// Number of vertices: `2^D` for a cuboid, `D + 1` for a tetrahedron.
+    ///
+    /// ```
+    /// # use fmbgrid::Frame3;
+    /// assert_eq!(Frame3::from_aabb([0.0; 3], [1.0; 3])?.vertex_count(), 8);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn vertex_count(&self) -> usize {
+        match self.kind {
+            FrameKind::Cuboid => 1 << D,
+            FrameKind::Tetrahedron => D + 1,
+        }
+    }
+
+    /// The vertices at `t = 0`. Cuboid vertex `m` is `O + Σ_{bit i of m} cᵢ`;
+    /// tetrahedron vertex 0 is `O` and vertex `i + 1` is `O + cᵢ`.
+    ///
+    /// ```
+    /// # use fmbgrid::Frame2;
+    /// let v: Vec<_> = Frame2::from_aabb([0.0; 2], [1.0; 2])?.vertices().collect();
+    /// assert_eq!(v, [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn vertices(&self) -> impl Iterator<Item = [f64; D]> + '_ {
+        (0..self.vertex_count()).map(move |m| self.vertex(m))
+    }
+
+    /// Vertex `m` in the numbering of [`Frame::vertices`].
+    pub(crate) fn vertex(&self, m: usize) -> [f64; D] {
+        match self.kind {
+            FrameKind::Cuboid => {
+                let mut p = self.origin;
+                for (i, c) in self.comps.iter().enumerate() {
+                    if m & (1 << i) != 0 {
+                        p = add(&p, c);
+                    }
+                }
+                p
+            }
+            FrameKind::Tetrahedron if m == 0 => self.origin,
+            FrameKind::Tetrahedron => add(&self.origin, &self.comps[m - 1]),
+        }
+    }
+
+    /// Local coordinates `X = C⁻¹ (p - O)` of a world point `p`, for the
+    /// frame at `t = 0`.
+    ///
+    /// ```
+    /// # use fmbgrid::Frame2;
+    /// let f = Frame2::cuboid([1.0, 1.0], [[2.0, 0.0], [0.0, 4.0]])?;
+    /// assert_eq!(f.local_coordinates(&[2.0, 2.0]), [0.5, 0.25]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn local_coordinates(&self, p: &[f64; D]) -> [f64; D] {
+        crate::math::mul_rows(&self.inv, &sub(p, &self.origin))
+    }
+
+    /// True when the world point `p` lies in the closed frame at time `t`.
+    ///
+    /// ```
+    /// # use fmbgrid::Frame2;
+    /// let t = Frame2::tetrahedron([0.0; 2], [[1.0, 0.0], [0.0, 1.0]])?;
+    /// assert!(t.contains_point(&[0.25, 0.25], 0.0));
+    /// assert!(!t.contains_point(&[0.75, 0.75], 0.0));
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn contains_point(&self, p: &[f64; D], t: f64) -> bool {
+        let at_t: [f64; D] = std::array::from_fn(|k| p[k] - t * self.velocity[k]);
+        let x = self.local_coordinates(&at_t);
+        let tol = 1e-12;
+        let inside_low = x.iter().all(|&v| v >= -tol);
+        match self.kind {
+            FrameKind::Cuboid => inside_low && x.iter().all(|&v| v <= 1.0 + tol),
+            FrameKind::Tetrahedron => inside_low && x.iter().sum::<f64>() <= 1.0 + tol,
+        }
+    }
+
+    fn compute_aabb(&self) -> Aabb<D> {
+        let mut b = Aabb::EMPTY;
+        for v in self.vertices() {
+            b.include(&v);
+            b.include(&add(&v, &self.velocity));
+        }
+        b
+    }
+}
+
+impl Frame<2> {
+    /// A triangle from its three vertices.
+    ///
+    /// # Errors
+    /// As [`Frame::new`] (colinear vertices are degenerate).
+    ///
+    /// ```
+    /// use fmbgrid::Frame2;
+    /// let t = Frame2::triangle([0.0, 0.0], [2.0, 0.0], [0.0, 2.0])?;
+    /// assert!(t.contains_point(&[0.5, 0.5], 0.0));
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn triangle(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> Result<Self, FrameError> {
+        Self::simplex(&[a, b, c])
+    }
+}
+
+impl Frame<3> {
+    /// A tetrahedron from its four vertices.
+    ///
+    /// # Errors
+    /// As [`Frame::new`] (coplanar vertices are degenerate).
+    ///
+    /// ```
+    /// use fmbgrid::Frame3;
+    /// let t = Frame3::tetrahedron_from_vertices([0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0])?;
+    /// assert!(t.contains_point(&[0.1, 0.1, 0.1], 0.0));
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn tetrahedron_from_vertices(a: [f64; 3], b: [f64; 3], c: [f64; 3], d: [f64; 3]) -> Result<Self, FrameError> {
+        Self::simplex(&[a, b, c, d])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const I3: [[f64; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+    #[test]
+    fn bad_numbers_are_refused_with_their_reason() {
+        assert!(matches!(Frame3::cuboid([f64::NAN, 0.0, 0.0], I3), Err(FrameError::NonFinite { what: "origin", .. })));
+        let mut c = I3;
+        c[1][2] = f64::INFINITY;
+        assert!(matches!(Frame3::cuboid([0.0; 3], c), Err(FrameError::NonFinite { what: "component 1", .. })));
+        assert!(matches!(Frame3::cuboid([1e16, 0.0, 0.0], I3), Err(FrameError::TooLarge { .. })));
+        let f = Frame3::cuboid([0.0; 3], I3).unwrap();
+        assert!(matches!(f.with_velocity([0.0, f64::NEG_INFINITY, 0.0]), Err(FrameError::NonFinite { .. })));
+    }
+
+    #[test]
+    fn degenerate_and_near_degenerate_frames_are_refused() {
+        let colinear = [[1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+        assert!(matches!(Frame3::cuboid([0.0; 3], colinear), Err(FrameError::Degenerate { .. })));
+        // The paper's failing validation frame (det -0.0017 at scale 100): refused.
+        let near = [[55.239119, 38.152177], [-62.031537, -42.843548]];
+        assert!(matches!(Frame2::cuboid([-63.57, -22.58], near), Err(FrameError::Degenerate { .. })));
+        // Nearly colinear, measured relative to lengths: same verdict at any scale.
+        for s in [1e-6, 1.0, 1e9] {
+            let c = [[s, 0.0], [s, s * 1e-7]];
+            assert!(matches!(Frame2::cuboid([0.0, 0.0], c), Err(FrameError::Degenerate { .. })));
+            let c = [[s, 0.0], [s, s * 1e-5]];
+            assert!(Frame2::cuboid([0.0, 0.0], c).is_ok());
+        }
+        let zero = [[0.0, 0.0], [0.0, 1.0]];
+        assert!(matches!(Frame2::cuboid([0.0, 0.0], zero), Err(FrameError::TooThin { index: 0, .. })));
+        let tiny = [[1e-13, 0.0], [0.0, 1.0]];
+        assert!(matches!(Frame2::cuboid([0.0, 0.0], tiny), Err(FrameError::TooThin { .. })));
+        assert!(matches!(Frame2::simplex(&[[0.0, 0.0], [1.0, 1.0]]), Err(FrameError::VertexCount { .. })));
+        assert!(Frame2::triangle([0.0, 0.0], [1.0, 1.0], [2.0, 2.0]).is_err());
+        assert!(Frame2::oriented_box([0.0; 2], [1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]]).is_err());
+    }
+
+    #[test]
+    fn inverse_maps_vertices_to_unit_coordinates() {
+        let f = Frame3::cuboid([1.0, -2.0, 3.0], [[2.0, 1.0, 0.0], [0.0, 3.0, 1.0], [1.0, 0.0, 4.0]]).unwrap();
+        for (m, v) in f.vertices().enumerate() {
+            let x = f.local_coordinates(&v);
+            for (i, xi) in x.iter().enumerate() {
+                let expect = f64::from(u8::from(m & (1 << i) != 0));
+                assert!((xi - expect).abs() < 1e-14, "{x:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn oriented_box_is_centred_and_sized() {
+        let f = Frame3::oriented_box([1.0, 2.0, 3.0], [0.5, 1.0, 2.0], I3).unwrap();
+        assert_eq!(f.aabb(), Aabb { min: [0.5, 1.0, 1.0], max: [1.5, 3.0, 5.0] });
+    }
+}

@@ -1,0 +1,39 @@
+//! # fmbgrid
+//!
+//! Collision detection for 2D and 3D *frames* — parallelepipeds and simplices
+//! given as an origin plus `D` component vectors, static or translating over
+//! a time step — with the FMB algorithm (Fourier–Motzkin elimination,
+//! Baillehache 2020) as the narrow phase.
+//!
+//! Data flows frame → box → candidate pairs → FMB → contacts:
+//! * [`frame`]: the primitives, validated once at construction;
+//! * [`aabb`]: their boxes;
+//! * [`narrow`]: FMB — [`overlaps`] (the predicate) and [`intersect`] (the
+//!   exact box of the intersection and the contact interval);
+//! * [`sat`]: a separating-axis baseline for the same frames, used for
+//!   validation and as the benchmark peer.
+//!
+//! ```
+//! use fmbgrid::{Frame3, intersect, overlaps};
+//! let unit = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+//! let a = Frame3::cuboid([0.0; 3], unit)?;
+//! let b = Frame3::tetrahedron([0.5; 3], unit)?.with_velocity([-4.0, 0.0, 0.0])?;
+//! assert!(overlaps(&a, &b));
+//! let hit = intersect(&a, &b).unwrap();
+//! assert_eq!(hit.time[0], 0.0);
+//! assert!(hit.aabb.min[0] >= 0.0 && hit.aabb.max[0] <= 1.0);
+//! # Ok::<(), fmbgrid::FrameError>(())
+//! ```
+#![warn(missing_docs)]
+#![deny(unsafe_code)]
+
+pub mod aabb;
+pub mod error;
+pub mod frame;
+mod math;
+pub mod narrow;
+
+pub use aabb::Aabb;
+pub use error::FrameError;
+pub use frame::{Frame, Frame2, Frame3, FrameKind};
+pub use narrow::{Intersection, intersect, overlaps};
