@@ -1,1 +1,108 @@
-fn main() {}
+//! Narrow-phase benchmarks: FMB `overlaps` and `intersect`, our SAT and parry
+//! on the same pairs, per case. Each iteration tests 1024 pairs in both
+//! orders; criterion reports time per iteration and throughput in pairs.
+//!
+//! `cargo bench --bench narrow` (add a filter, e.g. `-- 3d_static`, to run one group).
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use fmbgrid::{Frame, FrameKind, intersect, overlaps, sat};
+
+#[path = "support/pairs.rs"]
+mod pairs;
+#[path = "support/peer.rs"]
+mod peer;
+
+use pairs::{Set, obb_pairs, pairs};
+use peer::{peer2, peer3};
+
+const N: usize = 1024;
+
+fn both<const D: usize>(ps: &[(Frame<D>, Frame<D>)], f: impl Fn(&Frame<D>, &Frame<D>) -> bool) -> usize {
+    ps.iter()
+        .map(|(a, b)| usize::from(f(black_box(a), black_box(b))) + usize::from(f(black_box(b), black_box(a))))
+        .sum()
+}
+
+fn fmb_and_sat<const D: usize>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    ps: &[(Frame<D>, Frame<D>)],
+) {
+    g.bench_function("fmb_overlaps", |b| b.iter(|| both(ps, overlaps)));
+    g.bench_function("fmb_intersect", |b| b.iter(|| both(ps, |x, y| intersect(x, y).is_some())));
+    g.bench_function("sat", |b| b.iter(|| both(ps, sat::overlaps)));
+}
+
+fn static_3d(c: &mut Criterion) {
+    use FrameKind::{Cuboid, Tetrahedron};
+    let sets = [
+        ("3d_static_obb", obb_pairs::<3>(7, N)),
+        ("3d_static_near_cc", pairs::<3>(1, N, Cuboid, Cuboid, false, Set::Near)),
+        ("3d_static_near_tt", pairs::<3>(2, N, Tetrahedron, Tetrahedron, false, Set::Near)),
+    ];
+    for (name, ps) in &sets {
+        let mut g = c.benchmark_group(*name);
+        g.throughput(Throughput::Elements(2 * N as u64));
+        fmb_and_sat(&mut g, ps);
+        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer3::shape(a), peer3::shape(b))).collect();
+        g.bench_function("parry", |b| {
+            b.iter(|| {
+                shapes.iter().filter(|(x, y)| peer3::test(black_box(x), black_box(y)) | peer3::test(y, x)).count()
+            })
+        });
+        g.finish();
+    }
+}
+
+fn moving_3d(c: &mut Criterion) {
+    use FrameKind::{Cuboid, Tetrahedron};
+    let sets = [
+        ("3d_moving_near_cc", pairs::<3>(3, N, Cuboid, Cuboid, true, Set::Near)),
+        ("3d_moving_near_tt", pairs::<3>(4, N, Tetrahedron, Tetrahedron, true, Set::Near)),
+    ];
+    for (name, ps) in &sets {
+        let mut g = c.benchmark_group(*name);
+        g.throughput(Throughput::Elements(2 * N as u64));
+        fmb_and_sat(&mut g, ps);
+        let shapes: Vec<_> = ps
+            .iter()
+            .map(|(a, b)| {
+                let ((pa, sa), (pb, sb)) = (peer3::shape(a), peer3::shape(b));
+                ((pa, sa, peer3::velocity(a)), (pb, sb, peer3::velocity(b)))
+            })
+            .collect();
+        g.bench_function("parry", |b| {
+            b.iter(|| {
+                shapes.iter().filter(|(x, y)| peer3::cast(black_box(x), black_box(y)) | peer3::cast(y, x)).count()
+            })
+        });
+        g.finish();
+    }
+}
+
+fn planar(c: &mut Criterion) {
+    use FrameKind::{Cuboid, Tetrahedron};
+    let sets = [
+        ("2d_static_near_cc", pairs::<2>(5, N, Cuboid, Cuboid, false, Set::Near)),
+        ("2d_static_near_tt", pairs::<2>(6, N, Tetrahedron, Tetrahedron, false, Set::Near)),
+        ("2d_moving_near_cc", pairs::<2>(8, N, Cuboid, Cuboid, true, Set::Near)),
+    ];
+    for (name, ps) in &sets {
+        let mut g = c.benchmark_group(*name);
+        g.throughput(Throughput::Elements(2 * N as u64));
+        fmb_and_sat(&mut g, ps);
+        if !name.contains("moving") {
+            let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer2::shape(a), peer2::shape(b))).collect();
+            g.bench_function("parry", |b| {
+                b.iter(|| {
+                    shapes.iter().filter(|(x, y)| peer2::test(black_box(x), black_box(y)) | peer2::test(y, x)).count()
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
+criterion_group!(benches, static_3d, moving_3d, planar);
+criterion_main!(benches);

@@ -51,8 +51,10 @@ impl<const D: usize> Aabb<D> {
     #[inline]
     pub fn include(&mut self, p: &[f64; D]) {
         for i in 0..D {
-            self.min[i] = self.min[i].min(p[i]);
-            self.max[i] = self.max[i].max(p[i]);
+            // Selects, not branches (they compile to `minsd`/`maxsd`); a NaN
+            // in `p` is ignored.
+            self.min[i] = if p[i] < self.min[i] { p[i] } else { self.min[i] };
+            self.max[i] = if p[i] > self.max[i] { p[i] } else { self.max[i] };
         }
     }
 

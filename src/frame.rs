@@ -122,7 +122,8 @@ impl<const D: usize> Frame<D> {
         let unit: [[f64; D]; D] = std::array::from_fn(|i| components[i].map(|x| x / lengths[i]));
         let degenerate = |ratio: f64| FrameError::Degenerate { ratio, limit: MIN_HADAMARD_RATIO };
         let (unit_inv, det) = invert_columns(&unit).ok_or(degenerate(0.0))?;
-        if !(det.abs() >= MIN_HADAMARD_RATIO) {
+        // `det` is finite here (`invert_columns` checks it).
+        if det.abs() < MIN_HADAMARD_RATIO {
             return Err(degenerate(det.abs()));
         }
         let inv = std::array::from_fn(|j| unit_inv[j].map(|x| x / lengths[j]));
@@ -197,7 +198,7 @@ impl<const D: usize> Frame<D> {
     pub fn oriented_box(center: [f64; D], half_extents: [f64; D], axes: [[f64; D]; D]) -> Result<Self, FrameError> {
         check_coords("center", &center)?;
         for (index, &value) in half_extents.iter().enumerate() {
-            if !(value > 0.0) {
+            if value.is_nan() || value <= 0.0 {
                 return Err(FrameError::NonPositiveExtent { index, value });
             }
         }
@@ -337,14 +338,6 @@ impl<const D: usize> Frame<D> {
     #[inline]
     pub fn aabb(&self) -> Aabb<D> {
         self.aabb
-    }
-
-    /// The same frame at rest.
-    pub(crate) fn with_rest(&self) -> Self {
-        let mut f = *self;
-        f.velocity = [0.0; D];
-        f.aabb = f.compute_aabb();
-        f
     }
 
     /// Rows of the inverse component matrix (crate-internal hot data).

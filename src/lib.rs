@@ -26,12 +26,16 @@
 //! ```
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
+// Fixed-dimension loops index several arrays with one index, like the math
+// they transcribe; iterator zips would hide that.
+#![allow(clippy::needless_range_loop)]
 
 pub mod aabb;
 pub mod error;
 pub mod frame;
 mod math;
 pub mod narrow;
+pub mod sat;
 
 pub use aabb::Aabb;
 pub use error::FrameError;

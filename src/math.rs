@@ -5,6 +5,31 @@
 //! and as arrays of *rows* for inverses, so every hot product is a dot product
 //! of two contiguous arrays.
 
+/// The smaller of two numbers known not to be NaN (one `minsd`, where
+/// `f64::min` pays for NaN handling on the hot paths).
+#[inline(always)]
+pub(crate) fn fmin(a: f64, b: f64) -> f64 {
+    if a < b { a } else { b }
+}
+
+/// The larger of two numbers known not to be NaN.
+#[inline(always)]
+pub(crate) fn fmax(a: f64, b: f64) -> f64 {
+    if a > b { a } else { b }
+}
+
+/// Vertices `origin + Σ_{bit i of m} cᵢ` of a parallelepiped, for
+/// `m < 2^D` (entries past `2^D` are unused), built incrementally.
+#[inline(always)]
+pub(crate) fn box_vertices<const D: usize>(origin: &[f64; D], c: &[[f64; D]; D]) -> [[f64; D]; 8] {
+    let mut v = [*origin; 8];
+    for m in 1..1usize << D {
+        let bit = m.trailing_zeros() as usize;
+        v[m] = add(&v[m & (m - 1)], &c[bit]);
+    }
+    v
+}
+
 /// `a · b`.
 #[inline(always)]
 pub(crate) fn dot<const D: usize>(a: &[f64; D], b: &[f64; D]) -> f64 {

@@ -1,38 +1,49 @@
 //! Fourier–Motzkin elimination over a box, the solver at the heart of FMB.
 //!
-//! The system is a set of strict rows `a · z < b` over variables `z` that also
-//! lie in an open box `lo < z < hi` (initially `(0, 1)` for every variable).
-//! Strict rows encode the touching policy: the system is feasible exactly when
-//! the intersection has a non-empty interior.
+//! The system is a set of *interval rows* `lo < a · z < hi` (either side may
+//! be infinite) over variables `z` that also lie in an open box
+//! `zlo < z < zhi`, initially `(0, 1)` for every variable. Strict inequalities
+//! encode the touching policy: the system is feasible exactly when the
+//! intersection has a non-empty interior.
 //!
-//! Compared with the paper's C code, three changes make it both exact and fast:
+//! Compared with the paper's C code, four changes make it exact and fast:
+//! * **Two-sided rows.** A cuboid's pair of parallel faces is one row, not
+//!   two; eliminating `x` from rows `j` and `k` gives one row
+//!   `β·rⱼ - α·rₖ` whose interval follows by interval arithmetic, so a pair of
+//!   slabs costs one combination instead of four.
 //! * **Bounds are not rows.** A row left with one variable tightens that
-//!   variable's bound instead of being stored; eliminating `x` pairs each row
-//!   with `x`'s opposite bound (`|P| + |N|` rows) and with each other (`|P|·|N|`).
-//! * **Rows are judged against the box when they are made**: a row that no
-//!   point of the box violates is dropped (exactly), and a row that no point
+//!   variable's bound instead of being stored, and eliminating `x`
+//!   substitutes `x`'s bounds into each row (interval arithmetic again).
+//! * **Rows are judged against the box when they are made**: a side that no
+//!   point of the box violates is dropped (exactly), and a side that no point
 //!   satisfies ends the test at once (the paper's condition (41), generalised
 //!   to the current bounds).
 //! * **Tolerances are relative.** Each row carries `s`, the magnitude of the
-//!   terms it was computed from; "infeasible" means `b - min ≤ EPS·s`, so the
-//!   verdict does not change when every coordinate is scaled or translated.
+//!   terms it was computed from; a side is violated everywhere when it fails
+//!   by less than `EPS·s`, so verdicts do not change when every coordinate is
+//!   scaled or translated.
 //!
-//! Buffer sizes are proven, not observed: a system of `n` rows yields at most
-//! `|P|·|N| + |P| + |N| + |Z| ≤ ⌊n²/4⌋ + n` rows, so the at most 7 initial rows
-//! become at most 19, then at most 109 (only the 3D moving case needs three
-//! eliminations; the last one produces bounds only).
+//! Buffer sizes are proven, not observed: eliminating a variable from `n`
+//! rows yields at most `n + n(n-1)/2` rows (each row with its substitution,
+//! each pair once). The initial system has at most 5 rows (a tetrahedron `A`:
+//! `D + 1` one-sided rows, a tetrahedron `B`: 1; a cuboid `A` has `D` slabs),
+//! so at most 15 rows remain after the first elimination and 120 after the
+//! second, which only the 3D moving case needs; the last elimination leaves
+//! bounds only.
 
 use arrayvec::ArrayVec;
+
+use crate::math::{fmax, fmin};
 
 /// Most variables of any system: `X₀, X₁, X₂, t`.
 pub(crate) const MAX_VARS: usize = 4;
 
-/// Most initial rows: a cuboid `A` (2·3 rows) against a tetrahedron `B` (1 row).
-pub(crate) const CAP_INITIAL: usize = 7;
-/// `⌊7²/4⌋ + 7`: rows after the first elimination.
-pub(crate) const CAP_FIRST: usize = CAP_INITIAL * CAP_INITIAL / 4 + CAP_INITIAL;
-/// `⌊19²/4⌋ + 19`: rows after the second elimination.
-pub(crate) const CAP_SECOND: usize = CAP_FIRST * CAP_FIRST / 4 + CAP_FIRST;
+/// Most initial rows (see the module docs).
+pub(crate) const CAP_INITIAL: usize = 5;
+/// `n + n(n-1)/2` for `n = 5`: rows after the first elimination.
+pub(crate) const CAP_FIRST: usize = CAP_INITIAL + CAP_INITIAL * (CAP_INITIAL - 1) / 2;
+/// `n + n(n-1)/2` for `n = 15`: rows after the second elimination.
+pub(crate) const CAP_SECOND: usize = CAP_FIRST + CAP_FIRST * (CAP_FIRST - 1) / 2;
 
 /// Relative tolerance of the touching policy: configurations within about
 /// `EPS` (relative to the magnitudes involved) of touching count as touching,
@@ -40,12 +51,13 @@ pub(crate) const CAP_SECOND: usize = CAP_FIRST * CAP_FIRST / 4 + CAP_FIRST;
 /// which an answer is allowed to go either way.
 pub(crate) const EPS: f64 = 1e-12;
 
-/// One strict inequality `a · z < b`; `s` is the magnitude of the terms it
+/// One interval row `lo < a · z < hi`; `s` is the magnitude of the terms it
 /// was computed from, the scale of its round-off.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Row {
     pub a: [f64; MAX_VARS],
-    pub b: f64,
+    pub lo: f64,
+    pub hi: f64,
     pub s: f64,
 }
 
@@ -62,73 +74,85 @@ impl Bounds {
     /// The unit box `(0, 1)` on every variable.
     pub const UNIT: Bounds =
         Bounds { lo: [0.0; MAX_VARS], hi: [1.0; MAX_VARS], lo_s: [1.0; MAX_VARS], hi_s: [1.0; MAX_VARS] };
+
+    /// Tightens variable `j` to `(lo, hi)` (either may be infinite) and
+    /// reports whether it is still open.
+    #[inline(always)]
+    fn tighten(&mut self, j: usize, lo: f64, hi: f64, s: f64) -> Result<(), Infeasible> {
+        if lo > self.lo[j] {
+            self.lo[j] = lo;
+            self.lo_s[j] = s;
+        }
+        if hi < self.hi[j] {
+            self.hi[j] = hi;
+            self.hi_s[j] = s;
+        }
+        if self.hi[j] - self.lo[j] <= EPS * (self.hi_s[j] + self.lo_s[j]) {
+            return Err(Infeasible);
+        }
+        Ok(())
+    }
 }
 
 /// The system has no solution: the frames do not collide.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Infeasible;
 
-/// What [`admit`] made of a row.
-enum Admitted {
-    /// Kept: it still constrains two or more variables.
-    Keep(Row),
-    /// Dropped (redundant in the box) or folded into a bound.
-    Absorbed,
+/// `c · (lo, hi)` as an interval, for `c ≠ 0`.
+#[inline(always)]
+fn scale_interval(c: f64, lo: f64, hi: f64) -> (f64, f64) {
+    if c > 0.0 { (c * lo, c * hi) } else { (c * hi, c * lo) }
 }
 
 /// Judges `row` against the box over the variables `first..V` (the others are
-/// eliminated and their coefficients ignored).
+/// eliminated and their coefficients ignored): fails when a side is violated
+/// everywhere, drops sides satisfied everywhere, folds single-variable rows
+/// into the bounds, and returns the row if it still constrains two or more
+/// variables.
 #[inline(always)]
-fn admit<const V: usize>(mut row: Row, first: usize, bounds: &mut Bounds) -> Result<Admitted, Infeasible> {
+fn admit<const V: usize>(mut row: Row, first: usize, bounds: &mut Bounds) -> Result<Option<Row>, Infeasible> {
     let tiny = EPS * row.s;
     let (mut min, mut max) = (0.0, 0.0);
-    let (mut count, mut var) = (0, 0);
+    let (mut count, mut var) = (0, first);
     for j in first..V {
         let a = row.a[j];
+        let (p, q) = (a * bounds.lo[j], a * bounds.hi[j]);
         if a.abs() <= tiny {
-            // Negligible: drop it, loosening the row so no solution is lost.
-            row.b += a.abs() * bounds.lo[j].abs().max(bounds.hi[j].abs());
+            // Negligible: drop it, widening the row so no solution is lost.
+            let slack = fmax(p.abs(), q.abs());
+            row.lo -= slack;
+            row.hi += slack;
             row.a[j] = 0.0;
-        } else if a > 0.0 {
-            min += a * bounds.lo[j];
-            max += a * bounds.hi[j];
-            count += 1;
-            var = j;
         } else {
-            min += a * bounds.hi[j];
-            max += a * bounds.lo[j];
+            min += fmin(p, q);
+            max += fmax(p, q);
             count += 1;
             var = j;
         }
     }
-    if row.b - min <= tiny {
+    if max - row.lo <= tiny || row.hi - min <= tiny {
         return Err(Infeasible);
     }
-    if max <= row.b {
-        return Ok(Admitted::Absorbed);
+    if row.lo <= min {
+        row.lo = f64::NEG_INFINITY;
+    }
+    if row.hi >= max {
+        row.hi = f64::INFINITY;
+    }
+    if row.lo == f64::NEG_INFINITY && row.hi == f64::INFINITY {
+        return Ok(None);
     }
     if count >= 2 {
-        return Ok(Admitted::Keep(row));
+        return Ok(Some(row));
     }
-    // One variable left: `a·z < b` is a bound on it.
+    // One variable left: the row bounds it.
     let a = row.a[var];
-    let (v, s) = (row.b / a, row.s / a.abs());
-    if a > 0.0 {
-        if v < bounds.hi[var] {
-            bounds.hi[var] = v;
-            bounds.hi_s[var] = s;
-        }
-    } else if v > bounds.lo[var] {
-        bounds.lo[var] = v;
-        bounds.lo_s[var] = s;
-    }
-    if bounds.hi[var] - bounds.lo[var] <= EPS * (bounds.hi_s[var] + bounds.lo_s[var]) {
-        return Err(Infeasible);
-    }
-    Ok(Admitted::Absorbed)
+    let (lo, hi) = scale_interval(1.0 / a, row.lo, row.hi);
+    bounds.tighten(var, lo, hi, row.s / a.abs())?;
+    Ok(None)
 }
 
-/// Admits `row` into `out`; `out` has room by the counting argument of the
+/// Admits `row` into `out`, which has room by the counting argument of the
 /// module docs.
 #[inline(always)]
 fn admit_into<const V: usize, const N: usize>(
@@ -137,7 +161,7 @@ fn admit_into<const V: usize, const N: usize>(
     bounds: &mut Bounds,
     out: &mut ArrayVec<Row, N>,
 ) -> Result<(), Infeasible> {
-    if let Admitted::Keep(row) = admit::<V>(row, first, bounds)? {
+    if let Some(row) = admit::<V>(row, first, bounds)? {
         // Cannot overflow: N is the proven bound for this stage (module docs).
         out.push(row);
     }
@@ -164,22 +188,42 @@ fn eliminate<const V: usize, const N: usize>(
     out: &mut ArrayVec<Row, N>,
 ) -> Result<(), Infeasible> {
     let next = k + 1;
-    let (lo, hi) = (bounds.lo[k], bounds.hi[k]);
-    // Each row against the opposite bound of `x_k` (and the rows free of `x_k`).
+    let (zlo, zhi) = (bounds.lo[k], bounds.hi[k]);
+    // Each row with `x_k` replaced by its range (rows free of `x_k` pass).
     for r in rows {
-        let a = r.a[k];
+        let alpha = r.a[k];
+        if alpha == 0.0 {
+            // Cannot overflow: as in `admit_into`.
+            out.push(*r);
+            continue;
+        }
+        let (p, q) = (alpha * zlo, alpha * zhi);
         let mut row = *r;
         row.a[k] = 0.0;
-        row.b -= a * if a > 0.0 { lo } else { hi };
+        row.lo -= fmax(p, q);
+        row.hi -= fmin(p, q);
         admit_into::<V, N>(row, next, bounds, out)?;
     }
-    // Each upper bound on `x_k` against each lower bound.
-    for p in rows.iter().filter(|r| r.a[k] > 0.0) {
-        for q in rows.iter().filter(|r| r.a[k] < 0.0) {
-            let (wp, wq) = (-q.a[k], p.a[k]);
-            let mut row = Row { a: [0.0; MAX_VARS], b: wp * p.b + wq * q.b, s: wp * p.s + wq * q.s };
-            for j in next..V {
-                row.a[j] = wp * p.a[j] + wq * q.a[j];
+    // Each pair of rows combined to cancel `x_k`: β·rⱼ - α·rₖ.
+    for (j, rj) in rows.iter().enumerate() {
+        let beta = rj.a[k];
+        if beta == 0.0 {
+            continue;
+        }
+        for rk in &rows[j + 1..] {
+            let alpha = rk.a[k];
+            if alpha == 0.0 {
+                continue;
+            }
+            let (jl, jh) = scale_interval(alpha, rj.lo, rj.hi);
+            let (kl, kh) = scale_interval(beta, rk.lo, rk.hi);
+            let (lo, hi) = (kl - jh, kh - jl);
+            if lo == f64::NEG_INFINITY && hi == f64::INFINITY {
+                continue;
+            }
+            let mut row = Row { a: [0.0; MAX_VARS], lo, hi, s: alpha.abs() * rj.s + beta.abs() * rk.s };
+            for i in next..V {
+                row.a[i] = beta * rk.a[i] - alpha * rj.a[i];
             }
             admit_into::<V, N>(row, next, bounds, out)?;
         }
@@ -188,7 +232,7 @@ fn eliminate<const V: usize, const N: usize>(
 }
 
 /// Decides the system `initial` (already admitted against `bounds`) by
-/// eliminating `X₀ .. X_{V-2}`; on success `bounds` holds the exact range of
+/// eliminating `z₀ .. z_{V-2}`; on success `bounds` holds the exact range of
 /// the last variable.
 pub(crate) fn solve<const V: usize>(initial: &[Row], bounds: &mut Bounds) -> Result<(), Infeasible> {
     let mut first = ArrayVec::<Row, CAP_FIRST>::new();
@@ -212,8 +256,8 @@ pub(crate) fn solve<const V: usize>(initial: &[Row], bounds: &mut Bounds) -> Res
 mod tests {
     use super::*;
 
-    fn row(a: [f64; 2], b: f64) -> Row {
-        Row { a: [a[0], a[1], 0.0, 0.0], b, s: a[0].abs() + a[1].abs() + b.abs() }
+    fn row(a: [f64; 2], lo: f64, hi: f64) -> Row {
+        Row { a: [a[0], a[1], 0.0, 0.0], lo, hi, s: a[0].abs() + a[1].abs() + lo.abs().min(hi.abs()) }
     }
 
     fn run(rows: &[Row]) -> Result<Bounds, Infeasible> {
@@ -229,20 +273,29 @@ mod tests {
     #[test]
     fn projects_a_triangle_onto_its_last_variable() {
         // x + y < 1 and x > 0.5  =>  y < 0.5
-        let b = run(&[row([1.0, 1.0], 1.0), row([-1.0, 0.0], -0.5)]).unwrap();
+        let b = run(&[row([1.0, 1.0], f64::NEG_INFINITY, 1.0), row([1.0, 0.0], 0.5, f64::INFINITY)]).unwrap();
         assert!((b.hi[1] - 0.5).abs() < 1e-15 && b.lo[1] == 0.0);
+    }
+
+    #[test]
+    fn slabs_project_by_interval_arithmetic() {
+        // 0.2 < x - y < 0.3 and 0.9 < x + y < 1.1  =>  0.3 < y < 0.45
+        let b = run(&[row([1.0, -1.0], 0.2, 0.3), row([1.0, 1.0], 0.9, 1.1)]).unwrap();
+        assert!((b.lo[1] - 0.3).abs() < 1e-15 && (b.hi[1] - 0.45).abs() < 1e-15, "{b:?}");
     }
 
     #[test]
     fn touching_is_infeasible_and_overlap_is_not() {
         // x + y < 1 and x + y > 1: a shared edge only.
-        assert_eq!(run(&[row([1.0, 1.0], 1.0), row([-1.0, -1.0], -1.0)]).err(), Some(Infeasible));
-        assert!(run(&[row([1.0, 1.0], 1.0), row([-1.0, -1.0], -0.999)]).is_ok());
+        let touching = [row([1.0, 1.0], f64::NEG_INFINITY, 1.0), row([1.0, 1.0], 1.0, f64::INFINITY)];
+        assert_eq!(run(&touching).err(), Some(Infeasible));
+        let overlapping = [row([1.0, 1.0], f64::NEG_INFINITY, 1.0), row([1.0, 1.0], 0.999, f64::INFINITY)];
+        assert!(run(&overlapping).is_ok());
     }
 
     #[test]
     fn capacities_follow_the_counting_bound() {
-        assert_eq!(CAP_FIRST, 19);
-        assert_eq!(CAP_SECOND, 109);
+        assert_eq!(CAP_FIRST, 15);
+        assert_eq!(CAP_SECOND, 120);
     }
 }

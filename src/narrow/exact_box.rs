@@ -26,9 +26,10 @@
 
 use arrayvec::ArrayVec;
 
+use super::relative::Relative;
 use crate::aabb::Aabb;
 use crate::frame::{Frame, FrameKind};
-use crate::math::{add, add_scaled, cross, dot, mul_rows, sub};
+use crate::math::{add, add_scaled, box_vertices, cross, dot, fmax, fmin, mul_rows, sub};
 
 /// Most edges of a frame: 12 (3D cuboid).
 const MAX_EDGES: usize = 12;
@@ -120,21 +121,167 @@ fn clip<const D: usize>(seg: &Segment<D>, f: &Frame<D>, ext: &mut Extent<D>) {
     }
 }
 
-/// Clips every edge of `a` at rest by `b` at rest.
-fn clip_static_edges<const D: usize>(a: &Frame<D>, b: &Frame<D>, ext: &mut Extent<D>) {
-    for (p, e) in edges(a) {
-        clip(&Segment { p, t0: 0.0, e, dt: 0.0 }, b, ext);
+/// Slack, in local units, with which an edge parallel to a face plane is
+/// kept when it lies on the plane: such edges carry vertices of the
+/// intersection (boxes sharing a face plane), and round-off must not push
+/// them out. It moves the box by far less than its 1e-9 accuracy.
+const CLIP_SLACK: f64 = 1e-12;
+
+/// A direction coordinate below this fraction of the direction's largest
+/// is parallel to the face: its round-off must not decide the clipping.
+const PARALLEL: f64 = 1e-12;
+
+/// Narrows `[lo, hi]` to the `λ` with `g + λh ≥ 0`, given `rh = 1/h`,
+/// infinite for an edge parallel to the face (kept iff it is on the inner
+/// side, within the slack). Branch-free: the signs are random, and
+/// mispredictions used to dominate the clipping.
+#[inline(always)]
+fn keep(lo: &mut f64, hi: &mut f64, g: f64, rh: f64) {
+    let g = g + if rh.is_infinite() { CLIP_SLACK } else { 0.0 };
+    let bound = -g * rh;
+    let up = rh > 0.0;
+    let (l, h) = if up { (bound, f64::INFINITY) } else { (f64::NEG_INFINITY, bound) };
+    // Written so that a NaN bound (0 · ∞, on a face plane exactly) is ignored.
+    *lo = if l > *lo { l } else { *lo };
+    *hi = if h < *hi { h } else { *hi };
+}
+
+/// `1/x`, or infinity when `x` is negligible next to `scale`.
+#[inline(always)]
+fn recip(x: f64, scale: f64) -> f64 {
+    let r = 1.0 / x;
+    if x.abs() <= PARALLEL * scale { f64::INFINITY } else { r }
+}
+
+/// One edge direction of a frame, with the reciprocals of its coordinates in
+/// the other frame's local basis, computed once for all parallel edges.
+struct Direction<const D: usize> {
+    world: [f64; D],
+    recip: [f64; D],
+    recip_sum: f64,
+}
+
+impl<const D: usize> Direction<D> {
+    /// `beta`: the direction in the other frame's local coordinates.
+    #[inline(always)]
+    fn new(beta: [f64; D], world: [f64; D]) -> Self {
+        let scale = beta.iter().fold(0.0, |m, x| fmax(m, x.abs()));
+        Direction { world, recip: beta.map(|x| recip(x, scale)), recip_sum: recip(beta.iter().sum::<f64>(), scale) }
+    }
+
+    /// Clips the edge starting at local `y` / world `w` by the unit domain of
+    /// `kind` and adds the endpoints of what is left to `out`.
+    #[inline(always)]
+    fn clip(&self, y: &[f64; D], w: &[f64; D], kind: FrameKind, out: &mut Aabb<D>) {
+        let (mut lo, mut hi) = (0.0f64, 1.0f64);
+        for j in 0..D {
+            keep(&mut lo, &mut hi, y[j], self.recip[j]);
+        }
+        match kind {
+            FrameKind::Cuboid => {
+                for j in 0..D {
+                    keep(&mut lo, &mut hi, 1.0 - y[j], -self.recip[j]);
+                }
+            }
+            FrameKind::Tetrahedron => {
+                keep(&mut lo, &mut hi, 1.0 - y.iter().sum::<f64>(), -self.recip_sum);
+            }
+        }
+        // Branch-free: about half the edges miss, unpredictably.
+        let hit = lo <= hi;
+        for k in 0..D {
+            let (p, q) = (w[k] + lo * self.world[k], w[k] + hi * self.world[k]);
+            let (min, max) = if hit { (fmin(p, q), fmax(p, q)) } else { (f64::INFINITY, f64::NEG_INFINITY) };
+            out.min[k] = fmin(out.min[k], min);
+            out.max[k] = fmax(out.max[k], max);
+        }
     }
 }
 
-/// Box of `A ∩ B` for frames at rest (velocities ignored), or `None` when it
-/// is empty.
-pub(crate) fn static_box<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Aabb<D>> {
-    let (a0, b0) = (a.with_rest(), b.with_rest());
-    let mut ext = Extent::new();
-    clip_static_edges(&a0, &b0, &mut ext);
-    clip_static_edges(&b0, &a0, &mut ext);
-    (!ext.aabb.is_empty()).then_some(ext.aabb)
+/// Cohen–Sutherland outcode of local coordinates `y` against the unit domain
+/// of `kind` (with the clipping slack): bit `j` for `yⱼ < 0`, bit `D + j` for
+/// `yⱼ > 1` (cuboid) or bit `D` for `Σ yⱼ > 1` (tetrahedron); 0 inside.
+#[inline(always)]
+fn outcode<const D: usize>(y: &[f64; D], kind: FrameKind) -> u32 {
+    let mut code = 0;
+    for (j, &v) in y.iter().enumerate() {
+        code |= u32::from(v < -CLIP_SLACK) << j;
+    }
+    match kind {
+        FrameKind::Cuboid => {
+            for (j, &v) in y.iter().enumerate() {
+                code |= u32::from(v > 1.0 + CLIP_SLACK) << (D + j);
+            }
+        }
+        FrameKind::Tetrahedron => code |= u32::from(y.iter().sum::<f64>() > 1.0 + CLIP_SLACK) << D,
+    }
+    code
+}
+
+/// Adds to `out` the vertices of `owner` inside the other frame (of kind
+/// `other`) and the points where its edges cross the other's boundary;
+/// `rel` is `owner` in the other frame's local coordinates.
+fn clip_edges<const D: usize>(owner: &Frame<D>, rel: &Relative<D>, other: FrameKind, out: &mut Aabb<D>) {
+    let c = owner.components();
+    let (local, world, n) = match owner.kind() {
+        FrameKind::Cuboid => (box_vertices(&rel.o, &rel.c), box_vertices(&owner.origin(), &c), 1 << D),
+        FrameKind::Tetrahedron => {
+            let mut local = [rel.o; 8];
+            let mut world = [owner.origin(); 8];
+            for i in 0..D {
+                local[i + 1] = add(&rel.o, &rel.c[i]);
+                world[i + 1] = add(&owner.origin(), &c[i]);
+            }
+            (local, world, D + 1)
+        }
+    };
+    let mut codes = [0u32; 8];
+    for m in 0..n {
+        codes[m] = outcode(&local[m], other);
+        if codes[m] == 0 {
+            out.include(&world[m]);
+        }
+    }
+    // Only edges with an end outside and no face with both ends beyond it
+    // can cross the boundary.
+    let crossing = |m: usize, k: usize| codes[m] | codes[k] != 0 && codes[m] & codes[k] == 0;
+    match owner.kind() {
+        FrameKind::Cuboid => {
+            for i in 0..D {
+                let mut dir = None;
+                for m in (0..1usize << D).filter(|m| m & (1 << i) == 0) {
+                    if crossing(m, m | 1 << i) {
+                        let dir = dir.get_or_insert_with(|| Direction::new(rel.c[i], c[i]));
+                        dir.clip(&local[m], &world[m], other, out);
+                    }
+                }
+            }
+        }
+        FrameKind::Tetrahedron => {
+            for k in 1..=D {
+                for m in 0..k {
+                    if crossing(m, k) {
+                        let dir = Direction::new(sub(&local[k], &local[m]), sub(&world[k], &world[m]));
+                        dir.clip(&local[m], &world[m], other, out);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Box of `A ∩ B` at `t = 0`, given each frame in the other's coordinates
+/// (`ab`: `B` seen from `A`; `ba`: `A` seen from `B`), or `None` when empty.
+pub(crate) fn static_box<const D: usize>(
+    a: &Frame<D>,
+    b: &Frame<D>,
+    ab: &Relative<D>,
+    ba: &Relative<D>,
+) -> Option<Aabb<D>> {
+    let mut out = Aabb::EMPTY;
+    clip_edges(b, ab, a.kind(), &mut out);
+    clip_edges(a, ba, b.kind(), &mut out);
+    (!out.is_empty()).then_some(out)
 }
 
 /// Clips every edge of `a`'s space-time prism by `b`'s.

@@ -2,9 +2,12 @@
 //!
 //! Pipeline for one pair: quick rejection on the frames' (swept) boxes →
 //! canonical order of the pair (so `(a, b)` and `(b, a)` run the very same
-//! arithmetic) → the inequality system ([`system`]) → Fourier–Motzkin
-//! elimination ([`elimination`]) → for [`intersect`], the exact box from the
-//! intersection's vertices ([`exact_box`]).
+//! arithmetic) → `B` in `A`'s local coordinates (`relative.rs`) → the
+//! inequality system (`system.rs`), whose first rows reject most separated
+//! pairs → a vertex witness (a vertex of one frame well inside the other
+//! proves the overlap at once) → Fourier–Motzkin elimination
+//! (`elimination.rs`) → for [`intersect`], the exact box from the
+//! intersection's vertices (`exact_box.rs`).
 //!
 //! # Touching policy
 //! Two frames collide when `A ∩ B` has a non-empty interior (moving: at some
@@ -15,6 +18,7 @@
 
 mod elimination;
 mod exact_box;
+mod relative;
 mod system;
 
 use std::cmp::Ordering;
@@ -24,6 +28,7 @@ use arrayvec::ArrayVec;
 use crate::aabb::Aabb;
 use crate::frame::{Frame, FrameKind};
 use elimination::{Bounds, Infeasible, Row};
+use relative::Relative;
 
 /// Where and when two frames intersect.
 ///
@@ -67,7 +72,14 @@ pub fn overlaps<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
         return false;
     }
     let (a, b) = canonical(a, b);
-    contact_interval(a, b).is_some()
+    let ab = Relative::new(a, b);
+    if relative_velocity_is_zero(a, b) {
+        let witness = || ab.has_vertex_inside(a.kind(), 0.0) || Relative::new(b, a).has_vertex_inside(b.kind(), 0.0);
+        solve_static(a.kind(), &ab, witness).is_ok()
+    } else {
+        let witness = || ab.has_vertex_inside(a.kind(), 0.0) || ab.has_vertex_inside(a.kind(), 1.0);
+        decide_moving(a.kind(), &ab, witness).is_ok()
+    }
 }
 
 /// Intersection of `a` and `b`: `None` when their interiors never meet,
@@ -89,11 +101,15 @@ pub fn intersect<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Intersect
         return None;
     }
     let (a, b) = canonical(a, b);
-    let time = contact_interval(a, b)?;
-    let aabb = if relative_velocity_is_zero(a, b) {
-        exact_box::static_box(a, b).map(|bx| sweep(bx, &a.velocity()))
+    let ab = Relative::new(a, b);
+    let (aabb, time) = if relative_velocity_is_zero(a, b) {
+        let ba = Relative::new(b, a);
+        let witness = || ab.has_vertex_inside(a.kind(), 0.0) || ba.has_vertex_inside(b.kind(), 0.0);
+        solve_static(a.kind(), &ab, witness).ok()?;
+        (exact_box::static_box(a, b, &ab, &ba).map(|bx| sweep(bx, &a.velocity())), [0.0, 1.0])
     } else {
-        exact_box::swept_extent(a, b).map(|e| e.aabb)
+        let time = solve_moving(a.kind(), &ab).ok()?;
+        (exact_box::swept_extent(a, b).map(|e| e.aabb), time)
     };
     // The vertices of an intersection with an interior cannot all be lost to
     // round-off, but if they were, the frames' common box is a safe answer.
@@ -101,31 +117,64 @@ pub fn intersect<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Intersect
     Some(Intersection { aabb, time })
 }
 
-/// The contact interval by FM elimination, or `None`.
-fn contact_interval<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<[f64; 2]> {
+/// FM elimination for frames at rest relative to each other; `witness` is
+/// tried once the initial rows are built (they reject most separated pairs
+/// more cheaply).
+#[inline(always)]
+fn solve_static<const D: usize>(
+    a_kind: FrameKind,
+    ab: &Relative<D>,
+    witness: impl FnOnce() -> bool,
+) -> Result<(), Infeasible> {
     let () = Frame::<D>::SUPPORTED;
     let mut bounds = Bounds::UNIT;
-    let decided = if relative_velocity_is_zero(a, b) {
-        match D {
-            2 => decide::<D, 2>(a, b, &mut bounds),
-            _ => decide::<D, 3>(a, b, &mut bounds),
-        }
-        .map(|()| [0.0, 1.0])
-    } else {
-        match D {
-            2 => decide::<D, 3>(a, b, &mut bounds),
-            _ => decide::<D, 4>(a, b, &mut bounds),
-        }
-        .map(|()| [bounds.lo[D], bounds.hi[D]])
-    };
-    decided.ok()
+    match D {
+        2 => decide::<D, 2>(a_kind, ab, &mut bounds, witness),
+        _ => decide::<D, 3>(a_kind, ab, &mut bounds, witness),
+    }
 }
 
-/// Builds and solves the system with `V` variables.
+/// FM elimination with time as the last variable, deciding only.
 #[inline(always)]
-fn decide<const D: usize, const V: usize>(a: &Frame<D>, b: &Frame<D>, bounds: &mut Bounds) -> Result<(), Infeasible> {
+fn decide_moving<const D: usize>(
+    a_kind: FrameKind,
+    ab: &Relative<D>,
+    witness: impl FnOnce() -> bool,
+) -> Result<(), Infeasible> {
+    let () = Frame::<D>::SUPPORTED;
+    let mut bounds = Bounds::UNIT;
+    match D {
+        2 => decide::<D, 3>(a_kind, ab, &mut bounds, witness),
+        _ => decide::<D, 4>(a_kind, ab, &mut bounds, witness),
+    }
+}
+
+/// FM elimination with time as the last variable: the exact contact interval.
+#[inline(always)]
+fn solve_moving<const D: usize>(a_kind: FrameKind, ab: &Relative<D>) -> Result<[f64; 2], Infeasible> {
+    let () = Frame::<D>::SUPPORTED;
+    let mut bounds = Bounds::UNIT;
+    match D {
+        2 => decide::<D, 3>(a_kind, ab, &mut bounds, || false),
+        _ => decide::<D, 4>(a_kind, ab, &mut bounds, || false),
+    }?;
+    Ok([bounds.lo[D], bounds.hi[D]])
+}
+
+/// Builds and solves the system with `V` variables, accepting early when
+/// `witness` proves an overlap.
+#[inline(always)]
+fn decide<const D: usize, const V: usize>(
+    a_kind: FrameKind,
+    ab: &Relative<D>,
+    bounds: &mut Bounds,
+    witness: impl FnOnce() -> bool,
+) -> Result<(), Infeasible> {
     let mut rows = ArrayVec::<Row, { elimination::CAP_INITIAL }>::new();
-    system::build::<D, V>(a, b, bounds, &mut rows)?;
+    system::build::<D, V>(a_kind, ab, bounds, &mut rows)?;
+    if witness() {
+        return Ok(());
+    }
     elimination::solve::<V>(&rows, bounds)
 }
 

@@ -6,34 +6,36 @@
 //! `Y = O' + C'X + V't`. The frames' interiors meet iff some `X` (and `t`) in
 //! `B`'s domain puts `Y` in `A`'s domain, all inequalities strict. The unknowns
 //! are `X₀ .. X_{D-1}` (and `t` as variable `D` when moving), each in `(0, 1)`.
+//!
+//! As interval rows: a cuboid `A` gives `D` slabs `-O'ⱼ < (C'X + V't)ⱼ < 1 - O'ⱼ`;
+//! a tetrahedron `A` gives `D` rows `-O'ⱼ < (C'X + V't)ⱼ` and one row
+//! `Σⱼ (C'X + V't)ⱼ < 1 - Σⱼ O'ⱼ`; a tetrahedron `B` adds `Σᵢ Xᵢ < 1`.
 
 use arrayvec::ArrayVec;
 
 use super::elimination::{Bounds, CAP_INITIAL, Infeasible, MAX_VARS, Row, admit_initial};
-use crate::frame::{Frame, FrameKind};
-use crate::math::{dot, mul_rows, sub};
+use super::relative::Relative;
+use crate::frame::FrameKind;
 
-/// Builds and admits the rows of the system for `a` (inverted) and `b`, with
-/// `V = D` variables (static) or `V = D + 1` (moving, `t` last).
+/// Builds and admits the rows of the system for `B` seen from `A` (of kind
+/// `a_kind`), with `V = D` variables (static) or `V = D + 1` (moving, `t`
+/// last).
 #[inline(always)]
 pub(crate) fn build<const D: usize, const V: usize>(
-    a: &Frame<D>,
-    b: &Frame<D>,
+    a_kind: FrameKind,
+    rel: &Relative<D>,
     bounds: &mut Bounds,
     rows: &mut ArrayVec<Row, CAP_INITIAL>,
 ) -> Result<(), Infeasible> {
-    let inv = a.inv();
-    let o = mul_rows(inv, &sub(&b.origin(), &a.origin()));
-    let comps = b.components();
+    let (o, v) = (rel.o, rel.v);
     let moving = V > D;
-    let v = if moving { mul_rows(inv, &sub(&b.velocity(), &a.velocity())) } else { [0.0; D] };
 
-    // Row j of `C'` (with `V'_j` as the coefficient of t), and its magnitude.
+    // Row j of `[C' V']` and the magnitude of its terms.
     let coeffs = |j: usize| -> ([f64; MAX_VARS], f64) {
         let mut c = [0.0; MAX_VARS];
         let mut mag = o[j].abs() + 1.0;
         for i in 0..D {
-            c[i] = dot(&inv[j], &comps[i]);
+            c[i] = rel.c[i][j];
             mag += c[i].abs();
         }
         if moving {
@@ -42,38 +44,32 @@ pub(crate) fn build<const D: usize, const V: usize>(
         }
         (c, mag)
     };
-    let negate = |c: [f64; MAX_VARS]| c.map(|x| -x);
 
-    match a.kind() {
+    match a_kind {
         FrameKind::Cuboid => {
             for j in 0..D {
                 let (c, s) = coeffs(j);
-                // 0 < Y_j  and  Y_j < 1
-                admit_initial::<V>(Row { a: negate(c), b: o[j], s }, bounds, rows)?;
-                admit_initial::<V>(Row { a: c, b: 1.0 - o[j], s }, bounds, rows)?;
+                admit_initial::<V>(Row { a: c, lo: -o[j], hi: 1.0 - o[j], s }, bounds, rows)?;
             }
         }
         FrameKind::Tetrahedron => {
-            let mut sum = Row { a: [0.0; MAX_VARS], b: 1.0, s: 0.0 };
+            let mut sum = Row { a: [0.0; MAX_VARS], lo: f64::NEG_INFINITY, hi: 1.0, s: 0.0 };
             for j in 0..D {
                 let (c, s) = coeffs(j);
-                // 0 < Y_j
-                admit_initial::<V>(Row { a: negate(c), b: o[j], s }, bounds, rows)?;
+                admit_initial::<V>(Row { a: c, lo: -o[j], hi: f64::INFINITY, s }, bounds, rows)?;
                 for i in 0..V {
                     sum.a[i] += c[i];
                 }
-                sum.b -= o[j];
+                sum.hi -= o[j];
                 sum.s += s;
             }
-            // Σ Y_j < 1
             admit_initial::<V>(sum, bounds, rows)?;
         }
     }
-    if b.kind() == FrameKind::Tetrahedron {
-        // Σ X_i < 1
+    if rel.kind == FrameKind::Tetrahedron {
         let mut a = [0.0; MAX_VARS];
         a[..D].fill(1.0);
-        admit_initial::<V>(Row { a, b: 1.0, s: (D + 1) as f64 }, bounds, rows)?;
+        admit_initial::<V>(Row { a, lo: f64::NEG_INFINITY, hi: 1.0, s: (D + 1) as f64 }, bounds, rows)?;
     }
     Ok(())
 }

@@ -1,0 +1,78 @@
+//! parry (f64) as the peer for frames, shared by the narrow-phase bench and
+//! the `qualify` example (included with `#[path]`). Orthogonal boxes become
+//! parry `Cuboid`s (its SAT path); other frames convex hulls (GJK), built once
+//! outside any timing.
+#![allow(dead_code)]
+
+pub mod peer3 {
+    use fmbgrid::{Frame3, FrameKind};
+    use parry3d_f64::math::{Mat3, Pose, Rot3, Vector};
+    use parry3d_f64::query::{self, ShapeCastOptions};
+    use parry3d_f64::shape::{ConvexPolyhedron, Cuboid, Shape};
+
+    /// The natural parry shape: a `Cuboid` for orthogonal boxes, a hull otherwise.
+    pub fn shape(f: &Frame3) -> (Pose, Box<dyn Shape>) {
+        let c = f.components();
+        let orthogonal = (0..3).all(|i| {
+            (0..i).all(|j| {
+                let d: f64 = (0..3).map(|k| c[i][k] * c[j][k]).sum();
+                d.abs() < 1e-9
+            })
+        });
+        if f.kind() == FrameKind::Cuboid && orthogonal {
+            let len: [f64; 3] = std::array::from_fn(|i| (0..3).map(|k| c[i][k] * c[i][k]).sum::<f64>().sqrt());
+            let mut cols: [Vector; 3] = std::array::from_fn(|i| Vector::new(c[i][0], c[i][1], c[i][2]) / len[i]);
+            if cols[0].cross(cols[1]).dot(cols[2]) < 0.0 {
+                cols[2] = -cols[2];
+            }
+            let o = f.origin();
+            let center = Vector::new(o[0], o[1], o[2])
+                + (0..3).map(|i| Vector::new(c[i][0], c[i][1], c[i][2]) * 0.5).sum::<Vector>();
+            let rot = Rot3::from_mat3(&Mat3::from_cols(cols[0], cols[1], cols[2]));
+            (Pose::from_parts(center, rot), Box::new(Cuboid::new(Vector::new(len[0], len[1], len[2]) * 0.5)))
+        } else {
+            let pts: Vec<Vector> = f.vertices().map(|v| Vector::new(v[0], v[1], v[2])).collect();
+            (Pose::IDENTITY, Box::new(ConvexPolyhedron::from_convex_hull(&pts).expect("non-degenerate frame")))
+        }
+    }
+
+    pub fn velocity(f: &Frame3) -> Vector {
+        let v = f.velocity();
+        Vector::new(v[0], v[1], v[2])
+    }
+
+    pub fn test(a: &(Pose, Box<dyn Shape>), b: &(Pose, Box<dyn Shape>)) -> bool {
+        query::intersection_test(&a.0, &*a.1, &b.0, &*b.1).map(|r| r.intersecting).unwrap_or(false)
+    }
+
+    pub fn cast(a: &(Pose, Box<dyn Shape>, Vector), b: &(Pose, Box<dyn Shape>, Vector)) -> bool {
+        let opts = ShapeCastOptions { max_time_of_impact: 1.0, stop_at_penetration: true, ..Default::default() };
+        matches!(query::cast_shapes(&a.0, a.2, &*a.1, &b.0, b.2, &*b.1, opts), Ok(Some(_)))
+    }
+}
+
+pub mod peer2 {
+    use fmbgrid::Frame2;
+    use parry2d_f64::math::{Pose, Vector};
+    use parry2d_f64::query::{self, ShapeCastOptions};
+    use parry2d_f64::shape::{ConvexPolygon, Shape};
+
+    pub fn shape(f: &Frame2) -> (Pose, Box<dyn Shape>) {
+        let pts: Vec<Vector> = f.vertices().map(|v| Vector::new(v[0], v[1])).collect();
+        (Pose::IDENTITY, Box::new(ConvexPolygon::from_convex_hull(&pts).expect("non-degenerate frame")))
+    }
+
+    pub fn velocity(f: &Frame2) -> Vector {
+        let v = f.velocity();
+        Vector::new(v[0], v[1])
+    }
+
+    pub fn test(a: &(Pose, Box<dyn Shape>), b: &(Pose, Box<dyn Shape>)) -> bool {
+        query::intersection_test(&a.0, &*a.1, &b.0, &*b.1).map(|r| r.intersecting).unwrap_or(false)
+    }
+
+    pub fn cast(a: &(Pose, Box<dyn Shape>, Vector), b: &(Pose, Box<dyn Shape>, Vector)) -> bool {
+        let opts = ShapeCastOptions { max_time_of_impact: 1.0, stop_at_penetration: true, ..Default::default() };
+        matches!(query::cast_shapes(&a.0, a.2, &*a.1, &b.0, b.2, &*b.1, opts), Ok(Some(_)))
+    }
+}
