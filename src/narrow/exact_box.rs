@@ -19,107 +19,19 @@
 //!   `t = 0` and `t = 1`, vertex paths). Or, in 3D only, `j = k = 2` away from
 //!   `t ∈ {0, 1}`: an edge of `A(t)` crossing an edge of `B(t)` at one
 //!   instant, solved directly. The swept box is the box of the `x` of all of
-//!   them, and their `t` range is the contact interval.
+//!   them.
 //!
-//! Every candidate is computed in both frames' terms, so the result does not
-//! depend on argument order.
-
-use arrayvec::ArrayVec;
+//! Clipping happens in the other frame's local coordinates (the unit cube or
+//! simplex), reusing the change of basis of the narrow phase, with
+//! Cohen–Sutherland outcodes: vertices inside are taken as they are, edges
+//! with both ends beyond one face are skipped, and only crossing edges are
+//! clipped. Every candidate is computed from both frames' sides, so the box
+//! does not depend on argument order.
 
 use super::relative::Relative;
 use crate::aabb::Aabb;
 use crate::frame::{Frame, FrameKind};
-use crate::math::{add, add_scaled, box_vertices, cross, dot, fmax, fmin, mul_rows, sub};
-
-/// Most edges of a frame: 12 (3D cuboid).
-const MAX_EDGES: usize = 12;
-
-/// A segment `p + λ·e` of world points at times `t0 + λ·dt`, `λ ∈ [0, 1]`.
-#[derive(Clone, Copy)]
-struct Segment<const D: usize> {
-    p: [f64; D],
-    t0: f64,
-    e: [f64; D],
-    dt: f64,
-}
-
-/// The box of the candidate vertices and the range of their times.
-pub(crate) struct Extent<const D: usize> {
-    pub aabb: Aabb<D>,
-    pub time: [f64; 2],
-}
-
-impl<const D: usize> Extent<D> {
-    fn new() -> Self {
-        Extent { aabb: Aabb::EMPTY, time: [f64::INFINITY, f64::NEG_INFINITY] }
-    }
-
-    fn include(&mut self, x: &[f64; D], t: f64) {
-        self.aabb.include(x);
-        self.time = [self.time[0].min(t), self.time[1].max(t)];
-    }
-}
-
-/// Edges of `f` at rest, as `(start, direction)`.
-fn edges<const D: usize>(f: &Frame<D>) -> ArrayVec<([f64; D], [f64; D]), MAX_EDGES> {
-    let mut out = ArrayVec::new();
-    let c = f.components();
-    match f.kind() {
-        FrameKind::Cuboid => {
-            for (i, ci) in c.iter().enumerate() {
-                for mask in (0..1usize << D).filter(|m| m & (1 << i) == 0) {
-                    out.push((f.vertex(mask), *ci));
-                }
-            }
-        }
-        FrameKind::Tetrahedron => {
-            let o = f.origin();
-            for i in 0..D {
-                out.push((o, c[i]));
-                for j in i + 1..D {
-                    out.push((add(&o, &c[i]), sub(&c[j], &c[i])));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Clips `seg` by the closed frame `f` (moving with its velocity) and adds
-/// the endpoints of what is left to `ext`.
-fn clip<const D: usize>(seg: &Segment<D>, f: &Frame<D>, ext: &mut Extent<D>) {
-    let vf = f.velocity();
-    let rel = sub(&add_scaled(&seg.p, -seg.t0, &vf), &f.origin());
-    let alpha = mul_rows(f.inv(), &rel);
-    let beta = mul_rows(f.inv(), &add_scaled(&seg.e, -seg.dt, &vf));
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    // Keeps λ with g + λh ≥ 0.
-    let mut keep = |g: f64, h: f64| {
-        if h > 0.0 {
-            lo = lo.max(-g / h);
-        } else if h < 0.0 {
-            hi = hi.min(-g / h);
-        } else if g < 0.0 {
-            hi = f64::NEG_INFINITY;
-        }
-    };
-    for j in 0..D {
-        keep(alpha[j], beta[j]);
-    }
-    match f.kind() {
-        FrameKind::Cuboid => {
-            for j in 0..D {
-                keep(1.0 - alpha[j], -beta[j]);
-            }
-        }
-        FrameKind::Tetrahedron => keep(1.0 - alpha.iter().sum::<f64>(), -beta.iter().sum::<f64>()),
-    }
-    if lo <= hi {
-        for l in [lo, hi] {
-            ext.include(&add_scaled(&seg.p, l, &seg.e), seg.t0 + l * seg.dt);
-        }
-    }
-}
+use crate::math::{add, add_scaled, box_vertices, cross, dot, fmax, fmin, sub};
 
 /// Slack, in local units, with which an edge parallel to a face plane is
 /// kept when it lies on the plane: such edges carry vertices of the
@@ -218,56 +130,108 @@ fn outcode<const D: usize>(y: &[f64; D], kind: FrameKind) -> u32 {
     code
 }
 
-/// Adds to `out` the vertices of `owner` inside the other frame (of kind
-/// `other`) and the points where its edges cross the other's boundary;
-/// `rel` is `owner` in the other frame's local coordinates.
-fn clip_edges<const D: usize>(owner: &Frame<D>, rel: &Relative<D>, other: FrameKind, out: &mut Aabb<D>) {
-    let c = owner.components();
-    let (local, world, n) = match owner.kind() {
-        FrameKind::Cuboid => (box_vertices(&rel.o, &rel.c), box_vertices(&owner.origin(), &c), 1 << D),
-        FrameKind::Tetrahedron => {
-            let mut local = [rel.o; 8];
-            let mut world = [owner.origin(); 8];
-            for i in 0..D {
-                local[i + 1] = add(&rel.o, &rel.c[i]);
-                world[i + 1] = add(&owner.origin(), &c[i]);
+/// The vertices of one frame at one instant: in the other frame's local
+/// coordinates, in world coordinates, and their outcodes (entries past `n`
+/// are unused).
+struct Vertices<const D: usize> {
+    local: [[f64; D]; 8],
+    world: [[f64; D]; 8],
+    codes: [u32; 8],
+    n: usize,
+}
+
+impl<const D: usize> Vertices<D> {
+    /// `owner`'s vertices at time `t`, where `rel` is `owner` seen from the
+    /// other frame, of kind `other`.
+    #[inline(always)]
+    fn new(owner: &Frame<D>, rel: &Relative<D>, other: FrameKind, t: f64) -> Self {
+        let (lo, wo) = (add_scaled(&rel.o, t, &rel.v), add_scaled(&owner.origin(), t, &owner.velocity()));
+        let c = owner.components();
+        let (local, world, n) = match owner.kind() {
+            FrameKind::Cuboid => (box_vertices(&lo, &rel.c), box_vertices(&wo, &c), 1 << D),
+            FrameKind::Tetrahedron => {
+                let (mut local, mut world) = ([lo; 8], [wo; 8]);
+                for i in 0..D {
+                    local[i + 1] = add(&lo, &rel.c[i]);
+                    world[i + 1] = add(&wo, &c[i]);
+                }
+                (local, world, D + 1)
             }
-            (local, world, D + 1)
+        };
+        let mut codes = [0u32; 8];
+        for m in 0..n {
+            codes[m] = outcode(&local[m], other);
         }
-    };
-    let mut codes = [0u32; 8];
-    for m in 0..n {
-        codes[m] = outcode(&local[m], other);
-        if codes[m] == 0 {
-            out.include(&world[m]);
+        Vertices { local, world, codes, n }
+    }
+
+    /// Adds the vertices inside the other frame to `out`.
+    #[inline(always)]
+    fn include_inside(&self, out: &mut Aabb<D>) {
+        for m in 0..self.n {
+            if self.codes[m] == 0 {
+                out.include(&self.world[m]);
+            }
         }
     }
-    // Only edges with an end outside and no face with both ends beyond it
-    // can cross the boundary.
-    let crossing = |m: usize, k: usize| codes[m] | codes[k] != 0 && codes[m] & codes[k] == 0;
-    match owner.kind() {
+}
+
+/// True when the segment between points of outcodes `p` and `q` may cross
+/// the boundary: one end is outside and no face has both ends beyond it.
+#[inline(always)]
+fn crossing(p: u32, q: u32) -> bool {
+    p | q != 0 && p & q == 0
+}
+
+/// Calls `f(m, k, i)` for each edge of a frame of `kind` between vertices
+/// `m < k`; `i` is the component the edge is parallel to (cuboids only).
+#[inline(always)]
+fn for_each_edge<const D: usize>(kind: FrameKind, mut f: impl FnMut(usize, usize, usize)) {
+    match kind {
         FrameKind::Cuboid => {
             for i in 0..D {
-                let mut dir = None;
                 for m in (0..1usize << D).filter(|m| m & (1 << i) == 0) {
-                    if crossing(m, m | 1 << i) {
-                        let dir = dir.get_or_insert_with(|| Direction::new(rel.c[i], c[i]));
-                        dir.clip(&local[m], &world[m], other, out);
-                    }
+                    f(m, m | 1 << i, i);
                 }
             }
         }
         FrameKind::Tetrahedron => {
             for k in 1..=D {
                 for m in 0..k {
-                    if crossing(m, k) {
-                        let dir = Direction::new(sub(&local[k], &local[m]), sub(&world[k], &world[m]));
-                        dir.clip(&local[m], &world[m], other, out);
-                    }
+                    f(m, k, 0);
                 }
             }
         }
     }
+}
+
+/// Adds to `out` the points where the edges of `owner` (its vertices `vs`,
+/// seen from the other frame as `rel`) cross the other frame's boundary.
+fn clip_edges<const D: usize>(
+    owner: &Frame<D>,
+    vs: &Vertices<D>,
+    rel: &Relative<D>,
+    other: FrameKind,
+    out: &mut Aabb<D>,
+) {
+    let c = owner.components();
+    // A cuboid's parallel edges share one direction and its reciprocals.
+    let mut dirs: [Option<Direction<D>>; D] = [const { None }; D];
+    for_each_edge::<D>(owner.kind(), |m, k, i| {
+        if !crossing(vs.codes[m], vs.codes[k]) {
+            return;
+        }
+        let (local, world) = (&vs.local[m], &vs.world[m]);
+        match owner.kind() {
+            FrameKind::Cuboid => {
+                dirs[i].get_or_insert_with(|| Direction::new(rel.c[i], c[i])).clip(local, world, other, out)
+            }
+            FrameKind::Tetrahedron => {
+                let dir = Direction::new(sub(&vs.local[k], local), sub(&vs.world[k], world));
+                dir.clip(local, world, other, out);
+            }
+        }
+    });
 }
 
 /// Box of `A ∩ B` at `t = 0`, given each frame in the other's coordinates
@@ -279,61 +243,96 @@ pub(crate) fn static_box<const D: usize>(
     ba: &Relative<D>,
 ) -> Option<Aabb<D>> {
     let mut out = Aabb::EMPTY;
-    clip_edges(b, ab, a.kind(), &mut out);
-    clip_edges(a, ba, b.kind(), &mut out);
+    let (vb, va) = (Vertices::new(b, ab, a.kind(), 0.0), Vertices::new(a, ba, b.kind(), 0.0));
+    vb.include_inside(&mut out);
+    va.include_inside(&mut out);
+    clip_edges(b, &vb, ab, a.kind(), &mut out);
+    clip_edges(a, &va, ba, b.kind(), &mut out);
     (!out.is_empty()).then_some(out)
 }
 
-/// Clips every edge of `a`'s space-time prism by `b`'s.
-fn clip_prism_edges<const D: usize>(a: &Frame<D>, b: &Frame<D>, ext: &mut Extent<D>) {
-    let va = a.velocity();
-    for (p, e) in edges(a) {
-        clip(&Segment { p, t0: 0.0, e, dt: 0.0 }, b, ext);
-        clip(&Segment { p: add(&p, &va), t0: 1.0, e, dt: 0.0 }, b, ext);
+/// One frame's share of the swept box: its prism's edges (edges at `t = 0`
+/// and `t = 1`, vertex paths) clipped by the other prism. Returns the
+/// vertices at both ends of the step for the edge crossings.
+fn clip_prism<const D: usize>(
+    owner: &Frame<D>,
+    rel: &Relative<D>,
+    other: FrameKind,
+    out: &mut Aabb<D>,
+) -> [Vertices<D>; 2] {
+    let ends = [0.0, 1.0].map(|t| Vertices::new(owner, rel, other, t));
+    for vs in &ends {
+        vs.include_inside(out);
+        clip_edges(owner, vs, rel, other, out);
     }
-    for m in 0..a.vertex_count() {
-        clip(&Segment { p: a.vertex(m), t0: 0.0, e: va, dt: 1.0 }, b, ext);
+    let path = Direction::new(rel.v, owner.velocity());
+    for m in 0..ends[0].n {
+        if crossing(ends[0].codes[m], ends[1].codes[m]) {
+            path.clip(&ends[0].local[m], &ends[0].world[m], other, out);
+        }
     }
+    ends
 }
 
-/// 3D only: instants where an edge of `A(t)` crosses an edge of `B(t)`.
-fn edge_crossings<const D: usize>(a: &Frame<D>, b: &Frame<D>, ext: &mut Extent<D>) {
+/// 3D only: points where an edge of `A(t)` crosses an edge of `B(t)`. Only
+/// edges whose swept parallelogram is not beyond one face of the other frame
+/// (from the outcodes of its four corners) can cross.
+fn edge_crossings<const D: usize>(
+    a: &Frame<D>,
+    va: &[Vertices<D>; 2],
+    b: &Frame<D>,
+    vb: &[Vertices<D>; 2],
+    out: &mut Aabb<D>,
+) {
     if D != 3 {
         return;
     }
     let v3 = |x: &[f64; D]| -> [f64; 3] { std::array::from_fn(|i| x[i]) };
-    let (va, vb) = (a.velocity(), b.velocity());
-    let w = v3(&sub(&va, &vb));
-    let (ea, eb) = (edges(a), edges(b));
-    for (pa, da) in &ea {
-        let (p, ad) = (v3(pa), v3(da));
-        for (pb, db) in &eb {
-            let (q, bd) = (v3(pb), v3(db));
+    let swept = |vs: &[Vertices<D>; 2], m: usize, k: usize| {
+        vs[0].codes[m] & vs[0].codes[k] & vs[1].codes[m] & vs[1].codes[k] == 0
+    };
+    let (vel_a, vel_b) = (a.velocity(), b.velocity());
+    let w = v3(&sub(&vel_a, &vel_b));
+    for_each_edge::<D>(a.kind(), |ma, ka, _| {
+        if !swept(va, ma, ka) {
+            return;
+        }
+        let (pa, p) = (va[0].world[ma], v3(&va[0].world[ma]));
+        let (da, ad) = (sub(&va[0].world[ka], &pa), v3(&sub(&va[0].world[ka], &pa)));
+        for_each_edge::<D>(b.kind(), |mb, kb, _| {
+            if !swept(vb, mb, kb) {
+                return;
+            }
+            let (q, bd) = (v3(&vb[0].world[mb]), v3(&sub(&vb[0].world[kb], &vb[0].world[mb])));
             // s·a - u·b + t·w = q - p, by Cramer's rule.
             let bw = cross(&bd, &w);
             let det = -dot(&ad, &bw);
             let scale = dot(&ad, &ad).sqrt() * dot(&bd, &bd).sqrt() * dot(&w, &w).sqrt();
             if det.abs() <= 1e-12 * scale {
-                continue;
+                return;
             }
             let r = sub(&q, &p);
             let s = -dot(&r, &bw) / det;
             let u = dot(&ad, &cross(&r, &w)) / det;
             let t = -dot(&ad, &cross(&bd, &r)) / det;
             if (0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&u) && (0.0..=1.0).contains(&t) {
-                let x: [f64; D] = std::array::from_fn(|i| pa[i] + t * va[i] + s * da[i]);
-                ext.include(&x, t);
+                out.include(&std::array::from_fn(|i| pa[i] + t * vel_a[i] + s * da[i]));
             }
-        }
-    }
+        });
+    });
 }
 
-/// Box of the set swept by `A(t) ∩ B(t)` over the step and the range of
-/// contact times, or `None` when they never meet.
-pub(crate) fn swept_extent<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Extent<D>> {
-    let mut ext = Extent::new();
-    clip_prism_edges(a, b, &mut ext);
-    clip_prism_edges(b, a, &mut ext);
-    edge_crossings(a, b, &mut ext);
-    (!ext.aabb.is_empty()).then_some(ext)
+/// Box of the set swept by `A(t) ∩ B(t)` over the step, or `None` when they
+/// never meet (`ab`, `ba` as for [`static_box`]).
+pub(crate) fn swept_box<const D: usize>(
+    a: &Frame<D>,
+    b: &Frame<D>,
+    ab: &Relative<D>,
+    ba: &Relative<D>,
+) -> Option<Aabb<D>> {
+    let mut out = Aabb::EMPTY;
+    let vb = clip_prism(b, ab, a.kind(), &mut out);
+    let va = clip_prism(a, ba, b.kind(), &mut out);
+    edge_crossings(a, &va, b, &vb, &mut out);
+    (!out.is_empty()).then_some(out)
 }

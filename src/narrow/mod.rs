@@ -109,7 +109,7 @@ pub fn intersect<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Intersect
         (exact_box::static_box(a, b, &ab, &ba).map(|bx| sweep(bx, &a.velocity())), [0.0, 1.0])
     } else {
         let time = solve_moving(a.kind(), &ab).ok()?;
-        (exact_box::swept_extent(a, b).map(|e| e.aabb), time)
+        (exact_box::swept_box(a, b, &ab, &Relative::new(b, a)), time)
     };
     // The vertices of an intersection with an interior cannot all be lost to
     // round-off, but if they were, the frames' common box is a safe answer.
