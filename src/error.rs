@@ -71,3 +71,68 @@ pub enum FrameError {
         value: f64,
     },
 }
+
+/// Why a [`World`](crate::World) operation was refused. The world is left
+/// exactly as it was.
+#[derive(Clone, Debug, PartialEq, Error)]
+#[non_exhaustive]
+pub enum WorldError {
+    /// A number (pose, velocity, time step) is NaN, infinite or beyond
+    /// [`MAX_COORDINATE`](crate::frame::MAX_COORDINATE).
+    #[error("{what} is {value}: it must be finite and at most 1e15 in magnitude")]
+    BadNumber {
+        /// Which input.
+        what: &'static str,
+        /// The offending value.
+        value: f64,
+    },
+    /// The time step is negative or not finite.
+    #[error("time step {dt} must be finite and non-negative")]
+    BadTimeStep {
+        /// The value given.
+        dt: f64,
+    },
+    /// A pose's linear part is (nearly) singular.
+    #[error("degenerate pose: |det| / product of column lengths = {ratio:e}")]
+    DegeneratePose {
+        /// The measured Hadamard ratio.
+        ratio: f64,
+    },
+    /// A frame, once placed in the world, is invalid.
+    #[error("frame {index} of the body: {source}")]
+    Frame {
+        /// Index of the frame in its body.
+        index: usize,
+        /// What is wrong with it.
+        source: FrameError,
+    },
+    /// A body must have at least one frame.
+    #[error("a body needs at least one frame")]
+    EmptyBody,
+    /// The handle does not name a live body (removed, or from another world).
+    #[error("stale or foreign body handle {0:?}")]
+    StaleHandle(crate::BodyHandle),
+    /// The frame index is past the body's frames.
+    #[error("frame index {index} is out of range for body {body:?}")]
+    NoSuchFrame {
+        /// The body.
+        body: crate::BodyHandle,
+        /// The index asked for.
+        index: u32,
+    },
+    /// Fixed bodies have no velocity.
+    #[error("body {0:?} is fixed: it cannot be given a velocity")]
+    FixedBody(crate::BodyHandle),
+    /// Moving this body would take it beyond the supported coordinates.
+    #[error("body {0:?} would leave the supported coordinate range (|x| <= 1e15)")]
+    OutOfRange(crate::BodyHandle),
+    /// More than `u32::MAX` bodies or frames in one body.
+    #[error("too many bodies or frames (the limit is u32::MAX)")]
+    TooMany,
+}
+
+impl From<FrameError> for WorldError {
+    fn from(source: FrameError) -> Self {
+        WorldError::Frame { index: 0, source }
+    }
+}

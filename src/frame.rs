@@ -340,6 +340,35 @@ impl<const D: usize> Frame<D> {
         self.aabb
     }
 
+    /// This frame, which is at rest, translating by `displacement` over the
+    /// step, with its swept box; `displacement` has been validated by the
+    /// caller.
+    #[inline]
+    pub(crate) fn moved(&self, displacement: [f64; D]) -> Self {
+        debug_assert!(!self.is_moving());
+        let mut f = *self;
+        f.velocity = displacement;
+        for i in 0..D {
+            let d = displacement[i];
+            if d < 0.0 {
+                f.aabb.min[i] += d;
+            } else {
+                f.aabb.max[i] += d;
+            }
+        }
+        f
+    }
+
+    /// Translates the frame at rest by `offset` (validated by the caller).
+    #[inline]
+    pub(crate) fn translate(&mut self, offset: &[f64; D]) {
+        for i in 0..D {
+            self.origin[i] += offset[i];
+            self.aabb.min[i] += offset[i];
+            self.aabb.max[i] += offset[i];
+        }
+    }
+
     /// Rows of the inverse component matrix (crate-internal hot data).
     #[inline(always)]
     pub(crate) fn inv(&self) -> &[[f64; D]; D] {

@@ -31,13 +31,18 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod aabb;
+mod contact;
 pub mod error;
 pub mod frame;
+mod grid;
 mod math;
 pub mod narrow;
 pub mod sat;
+pub mod world;
 
 pub use aabb::Aabb;
-pub use error::FrameError;
+pub use contact::{Contact, ContactEvent};
+pub use error::{FrameError, WorldError};
 pub use frame::{Frame, Frame2, Frame3, FrameKind};
 pub use narrow::{Intersection, intersect, overlaps};
+pub use world::{Body, BodyHandle, FrameId, Motion, Pose, Pose2, Pose3, World, World2, World3, WorldConfig};

@@ -1,0 +1,320 @@
+//! The hashed grid itself: build by counting sort, query by cell look-up.
+
+use super::cell::{CellSize, MAX_LEVELS, cell_count, for_each_cell};
+use crate::aabb::Aabb;
+
+/// One reference of an item in one cell.
+#[derive(Clone, Copy, Debug)]
+struct Entry<const D: usize> {
+    cell: [i32; D],
+    item: u32,
+    level: u8,
+}
+
+/// A hierarchical hashed grid over a set of boxes ("items", numbered in the
+/// order given to [`HashGrid::build`]). Rebuilding reuses every buffer, so a
+/// grid rebuilt each step allocates nothing once warm.
+#[derive(Clone, Debug)]
+pub(crate) struct HashGrid<const D: usize> {
+    size: CellSize,
+    boxes: Vec<Aabb<D>>,
+    levels: Vec<u8>,
+    /// Bucket `b` holds `entries[starts[b]..starts[b + 1]]`.
+    starts: Vec<u32>,
+    entries: Vec<Entry<D>>,
+    /// `64 - log2(bucket count)`, for Fibonacci hashing.
+    shift: u32,
+    /// Items of level `ℓ`: `by_level[level_starts[ℓ]..level_starts[ℓ + 1]]`.
+    level_starts: [u32; MAX_LEVELS + 1],
+    by_level: Vec<u32>,
+    /// Bit `ℓ` set when level `ℓ` has items.
+    occupied: u64,
+    /// Build scratch: the bucket of each entry, then insertion cursors.
+    scratch: Vec<u32>,
+}
+
+impl<const D: usize> Default for HashGrid<D> {
+    fn default() -> Self {
+        HashGrid {
+            size: CellSize::new(1.0),
+            boxes: Vec::new(),
+            levels: Vec::new(),
+            starts: Vec::new(),
+            entries: Vec::new(),
+            shift: 64,
+            level_starts: [0; MAX_LEVELS + 1],
+            by_level: Vec::new(),
+            occupied: 0,
+            scratch: Vec::new(),
+        }
+    }
+}
+
+impl<const D: usize> HashGrid<D> {
+    /// Rebuilds the grid over `boxes` with base cell size `size`.
+    pub fn build(&mut self, size: CellSize, boxes: impl Iterator<Item = Aabb<D>>) {
+        self.size = size;
+        self.boxes.clear();
+        self.boxes.extend(boxes);
+        self.levels.clear();
+        self.levels.extend(self.boxes.iter().map(|b| size.level_of(b) as u8));
+
+        // Pass 1: count the entries, choose the table size.
+        let total: usize = self
+            .boxes
+            .iter()
+            .zip(&self.levels)
+            .map(|(b, &l)| {
+                let (lo, hi) = size.cell_range(b, usize::from(l));
+                // At most 2^D cells: the level's cells are at least as large as the box.
+                cell_count(&lo, &hi) as usize
+            })
+            .sum();
+        let buckets = total.max(1).next_power_of_two();
+        self.shift = 64 - buckets.trailing_zeros();
+        self.starts.clear();
+        self.starts.resize(buckets + 1, 0);
+        self.scratch.clear();
+        for (b, &l) in self.boxes.iter().zip(&self.levels) {
+            let l = usize::from(l);
+            let (lo, hi) = size.cell_range(b, l);
+            for_each_cell(&lo, &hi, |cell| {
+                let k = bucket(&cell, l, self.shift);
+                self.starts[k + 1] += 1;
+                self.scratch.push(k as u32);
+            });
+        }
+        for k in 0..buckets {
+            self.starts[k + 1] += self.starts[k];
+        }
+
+        // Pass 2: scatter, in item order within each bucket (deterministic).
+        self.entries.clear();
+        self.entries.resize(total, Entry { cell: [0; D], item: 0, level: 0 });
+        let mut cursor: Vec<u32> = std::mem::take(&mut self.scratch);
+        let mut next = 0;
+        for (item, (b, &l)) in self.boxes.iter().zip(&self.levels).enumerate() {
+            let (lo, hi) = size.cell_range(b, usize::from(l));
+            for_each_cell(&lo, &hi, |cell| {
+                let k = cursor[next] as usize;
+                next += 1;
+                // Reuse the bucket slot as this entry's destination.
+                let at = self.starts[k] as usize;
+                self.starts[k] += 1;
+                self.entries[at] = Entry { cell, item: item as u32, level: l };
+            });
+        }
+        // `starts[k]` now holds the end of bucket `k`: shift back to starts.
+        for k in (1..=buckets).rev() {
+            self.starts[k] = self.starts[k - 1];
+        }
+        self.starts[0] = 0;
+        cursor.clear();
+        self.scratch = cursor;
+
+        // Items by level, for queries that would visit more cells than items.
+        self.level_starts = [0; MAX_LEVELS + 1];
+        for &l in &self.levels {
+            self.level_starts[usize::from(l) + 1] += 1;
+        }
+        self.occupied = 0;
+        for l in 0..MAX_LEVELS {
+            if self.level_starts[l + 1] > 0 {
+                self.occupied |= 1 << l;
+            }
+            self.level_starts[l + 1] += self.level_starts[l];
+        }
+        self.by_level.clear();
+        self.by_level.resize(self.boxes.len(), 0);
+        let mut fill = self.level_starts;
+        for (item, &l) in self.levels.iter().enumerate() {
+            let l = usize::from(l);
+            self.by_level[fill[l] as usize] = item as u32;
+            fill[l] += 1;
+        }
+    }
+
+    /// Number of items.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.boxes.len()
+    }
+
+    /// Box of item `i`.
+    #[inline(always)]
+    pub fn aabb(&self, i: u32) -> &Aabb<D> {
+        &self.boxes[i as usize]
+    }
+
+    /// Bytes held by the grid (capacity, not just length).
+    pub fn memory(&self) -> usize {
+        self.boxes.capacity() * size_of::<Aabb<D>>()
+            + self.levels.capacity()
+            + self.starts.capacity() * 4
+            + self.entries.capacity() * size_of::<Entry<D>>()
+            + self.by_level.capacity() * 4
+            + self.scratch.capacity() * 4
+    }
+
+    /// Levels holding items, finest first.
+    fn occupied_levels(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..MAX_LEVELS).filter(|l| self.occupied & (1 << l) != 0)
+    }
+
+    /// Calls `f(j)` once for each item `j` whose box overlaps `q` (closed
+    /// test), on every level.
+    pub fn query(&self, q: &Aabb<D>, mut f: impl FnMut(u32)) {
+        for level in self.occupied_levels() {
+            self.query_level(q, level, &mut f);
+        }
+    }
+
+    /// Calls `f(j)` once for each item `j` of a level coarser than item
+    /// `i`'s whose box overlaps `i`'s, and for each item `j > i` of the same
+    /// level: every overlapping pair of the grid is met exactly once when
+    /// this runs for every `i`.
+    pub fn partners(&self, i: u32, mut f: impl FnMut(u32)) {
+        let own = usize::from(self.levels[i as usize]);
+        let q = &self.boxes[i as usize];
+        let (lo, hi) = self.size.cell_range(q, own);
+        for_each_cell(&lo, &hi, |cell| {
+            self.visit_cell(q, cell, own, |j| {
+                if j > i {
+                    f(j);
+                }
+            });
+        });
+        for level in self.occupied_levels().filter(|&l| l > own) {
+            self.query_level(q, level, &mut f);
+        }
+    }
+
+    /// Items of `level` overlapping `q`, each once.
+    fn query_level(&self, q: &Aabb<D>, level: usize, f: &mut impl FnMut(u32)) {
+        let (lo, hi) = self.size.cell_range(q, level);
+        let items = &self.by_level[self.level_starts[level] as usize..self.level_starts[level + 1] as usize];
+        if cell_count(&lo, &hi) > items.len() as u64 {
+            // Cheaper to test every item of the level (a huge or fast query
+            // over fine cells): no cell can report an item twice here.
+            for &j in items {
+                if self.boxes[j as usize].intersects(q) {
+                    f(j);
+                }
+            }
+            return;
+        }
+        for_each_cell(&lo, &hi, |cell| self.visit_cell(q, cell, level, &mut *f));
+    }
+
+    /// Items referenced in `cell` of `level` whose box overlaps `q` and whose
+    /// overlap with `q` has its minimum corner in this cell.
+    #[inline(always)]
+    fn visit_cell(&self, q: &Aabb<D>, cell: [i32; D], level: usize, mut f: impl FnMut(u32)) {
+        let k = bucket(&cell, level, self.shift);
+        let (start, end) = (self.starts[k] as usize, self.starts[k + 1] as usize);
+        for e in &self.entries[start..end] {
+            if usize::from(e.level) != level || e.cell != cell {
+                continue;
+            }
+            let b = &self.boxes[e.item as usize];
+            if !b.intersects(q) {
+                continue;
+            }
+            let corner: [f64; D] = std::array::from_fn(|i| if b.min[i] > q.min[i] { b.min[i] } else { q.min[i] });
+            if self.size.cell_of(&corner, level) == cell {
+                f(e.item);
+            }
+        }
+    }
+}
+
+/// Bucket of a cell: a multiplicative hash per coordinate, finished by
+/// Fibonacci hashing so the top bits (the ones kept) depend on all of them.
+#[inline(always)]
+fn bucket<const D: usize>(cell: &[i32; D], level: usize, shift: u32) -> usize {
+    const PRIMES: [u64; 4] =
+        [0x9E37_79B9_7F4A_7C15, 0xC2B2_AE3D_27D4_EB4F, 0x1656_67B1_9E37_79F9, 0x27D4_EB2F_1656_67C5];
+    let mut h = (level as u64).wrapping_mul(PRIMES[3]);
+    for i in 0..D {
+        h ^= u64::from(cell[i] as u32).wrapping_mul(PRIMES[i]);
+        h = h.rotate_left(23);
+    }
+    if shift >= 64 { 0 } else { (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn random_boxes(n: usize, seed: u64, spread: f64) -> Vec<Aabb<3>> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        (0..n)
+            .map(|_| {
+                let c: [f64; 3] = std::array::from_fn(|_| rng.random_range(-spread..spread));
+                // Sizes from 0.01 to 100 (log-uniform), some degenerate (flat).
+                let e: [f64; 3] = std::array::from_fn(|_| 10f64.powf(rng.random_range(-2.0..2.0)));
+                let flat = rng.random_bool(0.05);
+                Aabb { min: c, max: std::array::from_fn(|i| if flat && i == 0 { c[i] } else { c[i] + e[i] }) }
+            })
+            .collect()
+    }
+
+    fn brute(boxes: &[Aabb<3>]) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for i in 0..boxes.len() {
+            for j in i + 1..boxes.len() {
+                if boxes[i].intersects(&boxes[j]) {
+                    out.push((i as u32, j as u32));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn partners_find_every_overlapping_pair_once() {
+        for (seed, base) in [(1, 1.0), (2, 0.05), (3, 30.0)] {
+            let boxes = random_boxes(1500, seed, 60.0);
+            let mut grid = HashGrid::default();
+            grid.build(CellSize::new(base), boxes.iter().copied());
+            let mut pairs = Vec::new();
+            for i in 0..boxes.len() as u32 {
+                grid.partners(i, |j| pairs.push((i.min(j), i.max(j))));
+            }
+            let n = pairs.len();
+            pairs.sort_unstable();
+            pairs.dedup();
+            assert_eq!(pairs.len(), n, "a pair was reported twice (base {base})");
+            assert_eq!(pairs, brute(&boxes), "base {base}");
+        }
+    }
+
+    #[test]
+    fn queries_find_every_overlapping_box_once() {
+        let boxes = random_boxes(2000, 4, 50.0);
+        let mut grid = HashGrid::default();
+        grid.build(CellSize::new(0.5), boxes.iter().copied());
+        let queries = random_boxes(300, 5, 60.0);
+        let huge = Aabb { min: [-1e9, -0.5, -0.5], max: [1e9, 0.5, 0.5] };
+        for q in queries.iter().chain([&huge]) {
+            let mut got = Vec::new();
+            grid.query(q, |j| got.push(j));
+            got.sort_unstable();
+            let expect: Vec<u32> = (0..boxes.len() as u32).filter(|&j| boxes[j as usize].intersects(q)).collect();
+            assert_eq!(got, expect);
+        }
+    }
+
+    #[test]
+    fn rebuilding_reuses_buffers_and_forgets_old_items() {
+        let mut grid = HashGrid::default();
+        grid.build(CellSize::new(1.0), random_boxes(500, 6, 20.0).into_iter());
+        grid.build(CellSize::new(1.0), random_boxes(10, 7, 20.0).into_iter());
+        assert_eq!(grid.len(), 10);
+        let mut n = 0;
+        grid.query(&Aabb { min: [-1e3; 3], max: [1e3; 3] }, |_| n += 1);
+        assert_eq!(n, 10);
+    }
+}

@@ -1,0 +1,210 @@
+//! Bodies and the handles that name them.
+
+use super::pose::Pose;
+use crate::frame::Frame;
+
+/// A body's handle: small, `Copy`, and generational, so a handle to a
+/// removed body is refused instead of reaching whatever reuses its slot.
+///
+/// ```
+/// use fmbgrid::{Body, Frame2, World2, WorldConfig, WorldError};
+/// let mut world = World2::new(WorldConfig::default());
+/// let h = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+/// world.remove(h)?;
+/// assert!(matches!(world.remove(h), Err(WorldError::StaleHandle(_))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BodyHandle {
+    pub(crate) index: u32,
+    pub(crate) generation: u32,
+}
+
+impl BodyHandle {
+    /// The slot index (stable while the body lives; reused after removal).
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let h = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// assert_eq!(h.index(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+}
+
+/// One frame of one body.
+///
+/// ```
+/// use fmbgrid::{BodyHandle, FrameId};
+/// fn first(body: BodyHandle) -> FrameId { FrameId { body, index: 0 } }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FrameId {
+    /// The body.
+    pub body: BodyHandle,
+    /// Index of the frame in the body's frame list.
+    pub index: u32,
+}
+
+/// Whether a body moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Motion {
+    /// Never moves; never paired with other fixed bodies. Inserted into the
+    /// broad phase once.
+    Fixed,
+    /// Translates by its velocity each step (and may be re-posed).
+    Moving,
+}
+
+/// A rigid set of frames sharing one pose: what a [`World`](crate::World)
+/// holds. Frames are given in body coordinates (their own velocities are
+/// ignored: the body's velocity moves them).
+///
+/// ```
+/// use fmbgrid::{Body, Frame3, Pose3};
+/// let frames = vec![Frame3::from_aabb([0.0; 3], [1.0; 3])?];
+/// let body = Body::moving(frames)
+///     .with_pose(Pose3::from_translation([0.0, 5.0, 0.0])?)
+///     .with_velocity([0.0, -2.0, 0.0])
+///     .with_collision_filter(0b01, 0b10);
+/// assert_eq!(body.frames().len(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Body<const D: usize> {
+    pub(crate) frames: Vec<Frame<D>>,
+    pub(crate) motion: Motion,
+    pub(crate) pose: Pose<D>,
+    pub(crate) velocity: [f64; D],
+    pub(crate) groups: u32,
+    pub(crate) mask: u32,
+}
+
+impl<const D: usize> Body<D> {
+    fn new(frames: Vec<Frame<D>>, motion: Motion) -> Self {
+        Body { frames, motion, pose: Pose::IDENTITY, velocity: [0.0; D], groups: 1, mask: u32::MAX }
+    }
+
+    /// A body that never moves.
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2, Motion};
+    /// let b = Body::fixed(vec![Frame2::from_aabb([0.0; 2], [9.0, 1.0])?]);
+    /// assert_eq!(b.motion(), Motion::Fixed);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn fixed(frames: impl Into<Vec<Frame<D>>>) -> Self {
+        Self::new(frames.into(), Motion::Fixed)
+    }
+
+    /// A body that moves (at rest until given a velocity).
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2, Motion};
+    /// let b = Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]);
+    /// assert_eq!(b.motion(), Motion::Moving);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn moving(frames: impl Into<Vec<Frame<D>>>) -> Self {
+        Self::new(frames.into(), Motion::Moving)
+    }
+
+    /// Places the body (default: the identity).
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2, Pose2};
+    /// let b = Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]).with_pose(Pose2::from_translation([3.0, 0.0])?);
+    /// assert_eq!(b.pose().translation(), [3.0, 0.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_pose(mut self, pose: Pose<D>) -> Self {
+        self.pose = pose;
+        self
+    }
+
+    /// The velocity, in world units per unit time (checked on insertion).
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2};
+    /// let b = Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]).with_velocity([1.0, 0.0]);
+    /// assert_eq!(b.velocity(), [1.0, 0.0]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn with_velocity(mut self, velocity: [f64; D]) -> Self {
+        self.velocity = velocity;
+        self
+    }
+
+    /// Collision filtering: two bodies are paired only when each one's
+    /// `groups` intersects the other's `mask` (default: group 1, mask all).
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2};
+    /// let ghost = Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]).with_collision_filter(0, 0);
+    /// assert_eq!(ghost.collision_filter(), (0, 0));
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn with_collision_filter(mut self, groups: u32, mask: u32) -> Self {
+        self.groups = groups;
+        self.mask = mask;
+        self
+    }
+
+    /// The frames, in body coordinates.
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2};
+    /// assert!(Body::<2>::fixed(vec![]).frames().is_empty());
+    /// ```
+    pub fn frames(&self) -> &[Frame<D>] {
+        &self.frames
+    }
+
+    /// Fixed or moving.
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Motion};
+    /// assert_eq!(Body::<3>::moving(vec![]).motion(), Motion::Moving);
+    /// ```
+    pub fn motion(&self) -> Motion {
+        self.motion
+    }
+
+    /// The current pose.
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Pose3};
+    /// assert_eq!(Body::<3>::moving(vec![]).pose(), Pose3::IDENTITY);
+    /// ```
+    pub fn pose(&self) -> Pose<D> {
+        self.pose
+    }
+
+    /// The current velocity.
+    ///
+    /// ```
+    /// # use fmbgrid::Body;
+    /// assert_eq!(Body::<2>::fixed(vec![]).velocity(), [0.0, 0.0]);
+    /// ```
+    pub fn velocity(&self) -> [f64; D] {
+        self.velocity
+    }
+
+    /// `(groups, mask)`, see [`Body::with_collision_filter`].
+    ///
+    /// ```
+    /// # use fmbgrid::Body;
+    /// assert_eq!(Body::<2>::fixed(vec![]).collision_filter(), (1, u32::MAX));
+    /// ```
+    pub fn collision_filter(&self) -> (u32, u32) {
+        (self.groups, self.mask)
+    }
+
+    /// True when the filters of `self` and `other` let them collide.
+    pub(crate) fn accepts(&self, other: &Body<D>) -> bool {
+        self.groups & other.mask != 0 && other.groups & self.mask != 0
+    }
+}

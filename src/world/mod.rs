@@ -1,0 +1,626 @@
+//! The world: bodies made of frames, stepped in time.
+//!
+//! `World::step` runs the whole pipeline (see `step.rs`): each moving frame's
+//! box swept over the step → the hashed grid → candidate pairs (grid cells,
+//! box overlap, body filters) → FMB on each candidate → contacts with their
+//! exact boxes and intervals → body-pair events → the bodies advance.
+
+mod body;
+mod pose;
+mod step;
+
+pub use body::{Body, BodyHandle, FrameId, Motion};
+pub use pose::{Pose, Pose2, Pose3};
+
+use crate::aabb::Aabb;
+use crate::contact::{Contact, ContactEvent};
+use crate::error::WorldError;
+use crate::frame::{Frame, MAX_COORDINATE};
+use crate::grid::{CellSize, HashGrid, cell_size_for};
+use crate::narrow::{Intersection, intersect};
+
+/// Settings of a [`World`].
+///
+/// ```
+/// use fmbgrid::WorldConfig;
+/// let auto = WorldConfig::default();
+/// let manual = WorldConfig::default().with_cell_size(2.0);
+/// assert_eq!(auto.cell_size, None);
+/// assert_eq!(manual.cell_size, Some(2.0));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WorldConfig {
+    /// Base cell size of the grid; `None` chooses it from the frames' sizes
+    /// (their median extent), recomputed when fixed bodies change.
+    pub cell_size: Option<f64>,
+}
+
+impl WorldConfig {
+    /// Sets the base cell size by hand (ignored unless positive and finite).
+    ///
+    /// ```
+    /// # use fmbgrid::WorldConfig;
+    /// assert_eq!(WorldConfig::default().with_cell_size(0.5).cell_size, Some(0.5));
+    /// ```
+    pub fn with_cell_size(mut self, size: f64) -> Self {
+        self.cell_size = Some(size);
+        self
+    }
+}
+
+/// A body and its frames placed in the world (at rest, at its current pose).
+#[derive(Clone, Debug)]
+struct Stored<const D: usize> {
+    body: Body<D>,
+    placed: Vec<Frame<D>>,
+}
+
+#[derive(Clone, Debug)]
+struct Slot<const D: usize> {
+    generation: u32,
+    stored: Option<Stored<D>>,
+}
+
+/// A frame's place in the broad phase's flat lists.
+#[derive(Clone, Copy, Debug)]
+struct FrameRef {
+    slot: u32,
+    frame: u32,
+}
+
+/// Bodies of frames and the broad phase over them. See the crate docs for
+/// the pipeline; [`World::step`] is the per-frame entry point.
+///
+/// ```
+/// use fmbgrid::{Body, Frame3, Pose3, World3, WorldConfig};
+/// let unit = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+/// let mut world = World3::new(WorldConfig::default());
+/// let ground = world.insert(Body::fixed(vec![Frame3::from_aabb([-10.0, -1.0, -10.0], [10.0, 0.0, 10.0])?]))?;
+/// let crate_ = world.insert(
+///     Body::moving(vec![Frame3::cuboid([0.0; 3], unit)?])
+///         .with_pose(Pose3::from_translation([0.0, 0.01, 0.0])?)
+///         .with_velocity([0.0, -2.0, 0.0]),
+/// )?;
+/// let contacts = world.step(1.0 / 60.0)?; // sinks 0.033 into the ground
+/// assert!((contacts[0].time[0] - 0.3).abs() < 1e-9);
+/// assert_eq!(contacts.len(), 1);
+/// assert_eq!((contacts[0].a.body, contacts[0].b.body), (ground, crate_));
+/// world.set_velocity(crate_, [0.0; 3])?;
+/// world.remove(crate_)?;
+/// assert_eq!(world.len(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct World<const D: usize> {
+    config: WorldConfig,
+    slots: Vec<Slot<D>>,
+    free: Vec<u32>,
+    len: usize,
+    /// False when fixed bodies changed: fixed list, cell size and static
+    /// grid must be rebuilt before the next step.
+    fixed_fresh: bool,
+    /// False when moving bodies were inserted or removed.
+    moving_fresh: bool,
+    cell: CellSize,
+    fixed: Vec<FrameRef>,
+    static_grid: HashGrid<D>,
+    moving: Vec<FrameRef>,
+    moving_bodies: Vec<u32>,
+    moving_grid: HashGrid<D>,
+    /// Per moving body (as `moving_bodies`), then per moving frame: the
+    /// displacement over the current step.
+    body_shift: Vec<[f64; D]>,
+    shift: Vec<[f64; D]>,
+    chunks: Vec<Vec<Contact<D>>>,
+    contacts: Vec<Contact<D>>,
+    pairs: Vec<(BodyHandle, BodyHandle)>,
+    previous: Vec<(BodyHandle, BodyHandle)>,
+    events: Vec<ContactEvent>,
+    scratch: Vec<f64>,
+}
+
+/// A 2D world.
+pub type World2 = World<2>;
+/// A 3D world.
+pub type World3 = World<3>;
+
+fn check_vector<const D: usize>(what: &'static str, v: &[f64; D]) -> Result<(), WorldError> {
+    match v.iter().find(|x| !x.is_finite() || x.abs() > MAX_COORDINATE) {
+        Some(&value) => Err(WorldError::BadNumber { what, value }),
+        None => Ok(()),
+    }
+}
+
+impl<const D: usize> World<D> {
+    /// An empty world.
+    ///
+    /// ```
+    /// use fmbgrid::{World2, WorldConfig};
+    /// assert!(World2::new(WorldConfig::default()).is_empty());
+    /// ```
+    pub fn new(config: WorldConfig) -> Self {
+        let () = Frame::<D>::SUPPORTED;
+        World {
+            config,
+            slots: Vec::new(),
+            free: Vec::new(),
+            len: 0,
+            fixed_fresh: true,
+            moving_fresh: true,
+            cell: CellSize::new(config.cell_size.filter(|w| *w > 0.0 && w.is_finite()).unwrap_or(1.0)),
+            fixed: Vec::new(),
+            static_grid: HashGrid::default(),
+            moving: Vec::new(),
+            moving_bodies: Vec::new(),
+            moving_grid: HashGrid::default(),
+            body_shift: Vec::new(),
+            shift: Vec::new(),
+            chunks: Vec::new(),
+            contacts: Vec::new(),
+            pairs: Vec::new(),
+            previous: Vec::new(),
+            events: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Adds a body; its frames are placed at its pose.
+    ///
+    /// # Errors
+    /// [`WorldError::EmptyBody`], [`WorldError::BadNumber`] (velocity),
+    /// [`WorldError::FixedBody`] (a fixed body with a velocity),
+    /// [`WorldError::Frame`] (a frame invalid once placed),
+    /// [`WorldError::TooMany`].
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame2, World2, WorldConfig, WorldError};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// assert_eq!(world.insert(Body::fixed(vec![])), Err(WorldError::EmptyBody));
+    /// let unit = Frame2::from_aabb([0.0; 2], [1.0; 2])?;
+    /// let bad = Body::moving(vec![unit]).with_velocity([f64::NAN, 0.0]);
+    /// assert!(matches!(world.insert(bad), Err(WorldError::BadNumber { .. })));
+    /// assert!(world.is_empty());
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn insert(&mut self, mut body: Body<D>) -> Result<BodyHandle, WorldError> {
+        if body.frames.is_empty() {
+            return Err(WorldError::EmptyBody);
+        }
+        if body.frames.len() > u32::MAX as usize || (self.free.is_empty() && self.slots.len() >= u32::MAX as usize) {
+            return Err(WorldError::TooMany);
+        }
+        check_vector("velocity", &body.velocity)?;
+        for f in &mut body.frames {
+            // Frame velocities are replaced by the body's.
+            if f.is_moving() {
+                *f = Frame::new(f.kind(), f.origin(), f.components())?;
+            }
+        }
+        let placed = place(&body)?;
+        let index = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.slots.push(Slot { generation: 0, stored: None });
+                (self.slots.len() - 1) as u32
+            }
+        };
+        if body.motion == Motion::Fixed && body.velocity != [0.0; D] {
+            self.free.push(index);
+            let handle = BodyHandle { index, generation: self.slots[index as usize].generation };
+            return Err(WorldError::FixedBody(handle));
+        }
+        self.mark_changed(body.motion);
+        let slot = &mut self.slots[index as usize];
+        slot.stored = Some(Stored { body, placed });
+        self.len += 1;
+        Ok(BodyHandle { index, generation: slot.generation })
+    }
+
+    /// Removes a body and returns it.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleHandle`].
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let h = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// assert_eq!(world.remove(h)?.frames().len(), 1);
+    /// assert!(world.remove(h).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn remove(&mut self, handle: BodyHandle) -> Result<Body<D>, WorldError> {
+        self.stored(handle)?;
+        let slot = &mut self.slots[handle.index as usize];
+        // Present: checked just above.
+        let stored = slot.stored.take().ok_or(WorldError::StaleHandle(handle))?;
+        slot.generation = slot.generation.wrapping_add(1);
+        self.free.push(handle.index);
+        self.len -= 1;
+        self.mark_changed(stored.body.motion);
+        Ok(stored.body)
+    }
+
+    /// Sets a moving body's velocity (world units per unit time), used from
+    /// the next step on.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleHandle`], [`WorldError::BadNumber`],
+    /// [`WorldError::FixedBody`].
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let h = world.insert(Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// world.set_velocity(h, [1.0, 0.0])?;
+    /// world.step(0.5)?;
+    /// assert_eq!(world.body(h)?.pose().translation(), [0.5, 0.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_velocity(&mut self, handle: BodyHandle, velocity: [f64; D]) -> Result<(), WorldError> {
+        check_vector("velocity", &velocity)?;
+        let stored = self.stored_mut(handle)?;
+        if stored.body.motion == Motion::Fixed {
+            return Err(WorldError::FixedBody(handle));
+        }
+        stored.body.velocity = velocity;
+        Ok(())
+    }
+
+    /// Moves a body to `pose` (teleport, or kinematic driving), effective at
+    /// the start of the next step. Rotation is not swept: the step tests
+    /// the frames at their poses, translating by the velocity. Re-posing a
+    /// fixed body rebuilds the static part of the broad phase at the next
+    /// step.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleHandle`], [`WorldError::Frame`] (a frame becomes
+    /// invalid at that pose).
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame2, Pose2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let h = world.insert(Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// world.set_pose(h, Pose2::from_angle(0.3, [5.0, 5.0])?)?;
+    /// assert!(world.frame(fmbgrid::FrameId { body: h, index: 0 })?.aabb().min[1] > 4.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_pose(&mut self, handle: BodyHandle, pose: Pose<D>) -> Result<(), WorldError> {
+        let stored = self.stored(handle)?;
+        let mut body = stored.body.clone();
+        body.pose = pose;
+        let placed = place(&body)?;
+        let motion = body.motion;
+        let stored = self.stored_mut(handle)?;
+        stored.body.pose = pose;
+        stored.placed = placed;
+        if motion == Motion::Fixed {
+            self.fixed_fresh = false;
+        }
+        Ok(())
+    }
+
+    /// The body behind a handle.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleHandle`].
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2, Motion, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let h = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// assert_eq!(world.body(h)?.motion(), Motion::Fixed);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn body(&self, handle: BodyHandle) -> Result<&Body<D>, WorldError> {
+        Ok(&self.stored(handle)?.body)
+    }
+
+    /// A frame placed in the world (at rest, at its body's current pose).
+    ///
+    /// # Errors
+    /// [`WorldError::StaleHandle`], [`WorldError::NoSuchFrame`].
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2, FrameId, Pose2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let body = Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]).with_pose(Pose2::from_translation([2.0, 0.0])?);
+    /// let h = world.insert(body)?;
+    /// assert_eq!(world.frame(FrameId { body: h, index: 0 })?.origin(), [2.0, 0.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn frame(&self, id: FrameId) -> Result<Frame<D>, WorldError> {
+        let stored = self.stored(id.body)?;
+        stored.placed.get(id.index as usize).copied().ok_or(WorldError::NoSuchFrame { body: id.body, index: id.index })
+    }
+
+    /// Number of bodies.
+    ///
+    /// ```
+    /// # use fmbgrid::{World3, WorldConfig};
+    /// assert_eq!(World3::new(WorldConfig::default()).len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there is no body.
+    ///
+    /// ```
+    /// # use fmbgrid::{World3, WorldConfig};
+    /// assert!(World3::new(WorldConfig::default()).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Removes every body; all existing handles become stale.
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let h = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// world.clear();
+    /// assert!(world.is_empty() && world.body(h).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn clear(&mut self) {
+        let live: Vec<BodyHandle> = self.bodies().map(|(h, _)| h).collect();
+        for h in live {
+            // Live: just listed.
+            let _ = self.remove(h);
+        }
+        self.contacts.clear();
+        self.pairs.clear();
+        self.previous.clear();
+        self.events.clear();
+    }
+
+    /// The bodies and their handles, in slot order.
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let h = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// assert_eq!(world.bodies().map(|(h, _)| h).collect::<Vec<_>>(), [h]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn bodies(&self) -> impl Iterator<Item = (BodyHandle, &Body<D>)> + '_ {
+        self.slots.iter().enumerate().filter_map(|(i, s)| {
+            s.stored.as_ref().map(|st| (BodyHandle { index: i as u32, generation: s.generation }, &st.body))
+        })
+    }
+
+    /// The contacts of the last step.
+    ///
+    /// ```
+    /// # use fmbgrid::{World2, WorldConfig};
+    /// assert!(World2::new(WorldConfig::default()).contacts().is_empty());
+    /// ```
+    pub fn contacts(&self) -> &[Contact<D>] {
+        &self.contacts
+    }
+
+    /// The pairs of bodies in contact during the last step, sorted, each
+    /// once (body-level pairs).
+    ///
+    /// ```
+    /// # use fmbgrid::{World2, WorldConfig};
+    /// assert!(World2::new(WorldConfig::default()).body_pairs().is_empty());
+    /// ```
+    pub fn body_pairs(&self) -> &[(BodyHandle, BodyHandle)] {
+        &self.pairs
+    }
+
+    /// Body pairs that started or ended touching at the last step, sorted.
+    ///
+    /// ```
+    /// use fmbgrid::{Body, ContactEvent, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let wall = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// let ball = world.insert(Body::moving(vec![Frame2::from_aabb([0.5; 2], [1.5; 2])?]).with_velocity([10.0, 0.0]))?;
+    /// world.step(0.1)?;
+    /// assert_eq!(world.events(), [ContactEvent::Started(wall, ball)]);
+    /// world.step(0.1)?; // now far away
+    /// assert_eq!(world.events(), [ContactEvent::Ended(wall, ball)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn events(&self) -> &[ContactEvent] {
+        &self.events
+    }
+
+    /// The frames whose (placed, at rest) boxes overlap `aabb`, closed test,
+    /// sorted by id. Uses the grid for fixed bodies when it is up to date
+    /// (after a step), and scans the moving frames.
+    ///
+    /// ```
+    /// use fmbgrid::{Aabb, Body, Frame2, FrameId, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let h = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// let found = world.query_aabb(&Aabb { min: [0.5, 0.5], max: [3.0, 3.0] });
+    /// assert_eq!(found, [FrameId { body: h, index: 0 }]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn query_aabb(&self, aabb: &Aabb<D>) -> Vec<FrameId> {
+        let mut out = Vec::new();
+        if self.fixed_fresh && self.moving_fresh {
+            self.static_grid.query(aabb, |k| out.push(self.id_of(self.fixed[k as usize])));
+            for &r in &self.moving {
+                if self.placed(r).aabb().intersects(aabb) {
+                    out.push(self.id_of(r));
+                }
+            }
+        } else {
+            for (i, slot) in self.slots.iter().enumerate() {
+                let Some(stored) = &slot.stored else { continue };
+                for (k, f) in stored.placed.iter().enumerate() {
+                    if f.aabb().intersects(aabb) {
+                        out.push(self.id_of(FrameRef { slot: i as u32, frame: k as u32 }));
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// The frames that intersect `frame` (placed frames taken at rest;
+    /// `frame` may move), with the exact boxes and intervals, sorted by id.
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// let probe = Frame2::from_aabb([0.5, 0.5], [2.0, 2.0])?;
+    /// let hits = world.query_frame(&probe);
+    /// assert_eq!(hits.len(), 1);
+    /// assert_eq!(hits[0].1.aabb.max, [1.0, 1.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn query_frame(&self, frame: &Frame<D>) -> Vec<(FrameId, Intersection<D>)> {
+        self.query_aabb(&frame.aabb())
+            .into_iter()
+            .filter_map(|id| {
+                // Listed by `query_aabb` from live bodies: the look-up succeeds.
+                let placed = self.frame(id).ok()?;
+                intersect(frame, &placed).map(|hit| (id, hit))
+            })
+            .collect()
+    }
+
+    /// The base cell size of the grid in use (set by hand, or chosen from
+    /// the frames' sizes at the last step).
+    ///
+    /// ```
+    /// # use fmbgrid::{World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default().with_cell_size(3.0));
+    /// world.step(0.0)?;
+    /// assert_eq!(world.cell_size(), 3.0);
+    /// # Ok::<(), fmbgrid::WorldError>(())
+    /// ```
+    pub fn cell_size(&self) -> f64 {
+        self.cell.base()
+    }
+
+    /// Bytes held by the broad phase (grids and flat frame lists), for the
+    /// memory budget; excludes the bodies and frames themselves.
+    ///
+    /// ```
+    /// # use fmbgrid::{World2, WorldConfig};
+    /// assert!(World2::new(WorldConfig::default()).broad_phase_memory() < 1024);
+    /// ```
+    pub fn broad_phase_memory(&self) -> usize {
+        self.static_grid.memory()
+            + self.moving_grid.memory()
+            + (self.fixed.capacity() + self.moving.capacity()) * size_of::<FrameRef>()
+            + self.moving_bodies.capacity() * 4
+            + (self.body_shift.capacity() + self.shift.capacity()) * size_of::<[f64; D]>()
+    }
+
+    fn stored(&self, h: BodyHandle) -> Result<&Stored<D>, WorldError> {
+        match self.slots.get(h.index as usize) {
+            Some(Slot { generation, stored: Some(s) }) if *generation == h.generation => Ok(s),
+            _ => Err(WorldError::StaleHandle(h)),
+        }
+    }
+
+    fn stored_mut(&mut self, h: BodyHandle) -> Result<&mut Stored<D>, WorldError> {
+        match self.slots.get_mut(h.index as usize) {
+            Some(Slot { generation, stored: Some(s) }) if *generation == h.generation => Ok(s),
+            _ => Err(WorldError::StaleHandle(h)),
+        }
+    }
+
+    fn mark_changed(&mut self, motion: Motion) {
+        match motion {
+            Motion::Fixed => self.fixed_fresh = false,
+            Motion::Moving => self.moving_fresh = false,
+        }
+    }
+
+    #[inline(always)]
+    fn handle_of(&self, slot: u32) -> BodyHandle {
+        BodyHandle { index: slot, generation: self.slots[slot as usize].generation }
+    }
+
+    #[inline(always)]
+    fn id_of(&self, r: FrameRef) -> FrameId {
+        FrameId { body: self.handle_of(r.slot), index: r.frame }
+    }
+
+    /// The stored body of a live slot (flat lists only name live slots).
+    #[inline(always)]
+    fn entry(&self, slot: u32) -> &Stored<D> {
+        match &self.slots[slot as usize].stored {
+            Some(s) => s,
+            None => unreachable!("broad-phase lists name live bodies only"),
+        }
+    }
+
+    #[inline(always)]
+    fn placed(&self, r: FrameRef) -> &Frame<D> {
+        &self.entry(r.slot).placed[r.frame as usize]
+    }
+
+    /// Rebuilds the flat lists, the cell size and the static grid where
+    /// bodies changed since the last step.
+    fn refresh(&mut self) {
+        if !self.fixed_fresh {
+            self.fixed.clear();
+            self.collect_frames(Motion::Fixed);
+            let all =
+                self.slots.iter().filter_map(|s| s.stored.as_ref()).flat_map(|s| s.placed.iter().map(|f| f.aabb()));
+            self.cell = match self.config.cell_size {
+                Some(w) if w > 0.0 && w.is_finite() => CellSize::new(w),
+                _ => cell_size_for(all, &mut self.scratch),
+            };
+            let boxes = self.fixed.iter().map(|&r| self.placed(r).aabb()).collect::<Vec<_>>();
+            self.static_grid.build(self.cell, boxes.into_iter());
+            self.fixed_fresh = true;
+        }
+        if !self.moving_fresh {
+            self.moving.clear();
+            self.moving_bodies.clear();
+            self.collect_frames(Motion::Moving);
+            if self.fixed.is_empty() && self.config.cell_size.is_none() {
+                let mut scratch = std::mem::take(&mut self.scratch);
+                self.cell = cell_size_for(self.moving.iter().map(|&r| self.placed(r).aabb()), &mut scratch);
+                self.scratch = scratch;
+            }
+            self.moving_fresh = true;
+        }
+    }
+
+    /// Appends every frame of every body with `motion` to its flat list, in
+    /// slot order (deterministic).
+    fn collect_frames(&mut self, motion: Motion) {
+        for (i, slot) in self.slots.iter().enumerate() {
+            let Some(stored) = &slot.stored else { continue };
+            if stored.body.motion != motion {
+                continue;
+            }
+            let list = match motion {
+                Motion::Fixed => &mut self.fixed,
+                Motion::Moving => {
+                    self.moving_bodies.push(i as u32);
+                    &mut self.moving
+                }
+            };
+            list.extend((0..stored.placed.len() as u32).map(|frame| FrameRef { slot: i as u32, frame }));
+        }
+    }
+}
+
+/// The body's frames placed at its pose.
+fn place<const D: usize>(body: &Body<D>) -> Result<Vec<Frame<D>>, WorldError> {
+    body.frames
+        .iter()
+        .enumerate()
+        .map(|(index, f)| {
+            body.pose.transform_frame(f).map_err(|e| match e {
+                WorldError::Frame { source, .. } => WorldError::Frame { index, source },
+                other => other,
+            })
+        })
+        .collect()
+}
