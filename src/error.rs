@@ -123,6 +123,9 @@ pub enum WorldError {
     /// Fixed bodies have no velocity.
     #[error("body {0:?} is fixed: it cannot be given a velocity")]
     FixedBody(crate::BodyHandle),
+    /// A fixed body was given a velocity.
+    #[error("a fixed body cannot have a velocity")]
+    FixedVelocity,
     /// Moving this body would take it beyond the supported coordinates.
     #[error("body {0:?} would leave the supported coordinate range (|x| <= 1e15)")]
     OutOfRange(crate::BodyHandle),

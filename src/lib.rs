@@ -37,6 +37,7 @@ pub mod frame;
 mod grid;
 mod math;
 pub mod narrow;
+mod pairs;
 pub mod sat;
 pub mod world;
 

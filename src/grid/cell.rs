@@ -8,16 +8,21 @@ const MAX_CELL: f64 = (1u64 << 30) as f64;
 /// Most levels: `w₀·2^63` exceeds any box a valid frame can sweep.
 pub(crate) const MAX_LEVELS: usize = 64;
 
-/// The base cell size `w₀` of level 0 and its reciprocal.
+/// The base cell size `w₀` of level 0 and the reciprocal cell size of
+/// every level.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct CellSize {
     base: f64,
+    inv: [f64; MAX_LEVELS],
 }
 
 impl CellSize {
     /// A base cell size; must be positive and finite (checked by callers).
     pub fn new(base: f64) -> Self {
-        CellSize { base }
+        // Scaling by a power of two is exact, so a cell's parent is exactly
+        // its coordinates shifted right (see `parent`).
+        let inv = std::array::from_fn(|l| (1.0 / base) * (-(l as f64)).exp2());
+        CellSize { base, inv }
     }
 
     /// The base size `w₀`.
@@ -51,7 +56,7 @@ impl CellSize {
     /// Integer cell coordinates of point `p` at `level`.
     #[inline(always)]
     pub fn cell_of<const D: usize>(&self, p: &[f64; D], level: usize) -> [i32; D] {
-        let inv = 1.0 / self.width(level);
+        let inv = self.inv[level];
         std::array::from_fn(|i| floor_i32(p[i] * inv))
     }
 
@@ -69,6 +74,13 @@ impl CellSize {
 fn floor_i32(x: f64) -> i32 {
     let t = x as i32;
     t - i32::from(x < f64::from(t))
+}
+
+/// The cell `levels` levels coarser that contains `cell`.
+#[inline(always)]
+pub(crate) fn parent<const D: usize>(cell: &[i32; D], levels: usize) -> [i32; D] {
+    // Arithmetic shift: floor division by 2^levels, negative cells included.
+    cell.map(|c| if levels >= 32 { if c < 0 { -1 } else { 0 } } else { c >> levels })
 }
 
 /// Number of cells in an inclusive range (saturating).
@@ -130,6 +142,18 @@ mod tests {
         // Far but small: climbs until cell coordinates fit.
         let far = w.level_of(&b(1e14, 1e14 + 0.5));
         assert!(1e14 / w.width(far) < MAX_CELL);
+    }
+
+    #[test]
+    fn parents_contain_their_children() {
+        let w = CellSize::new(0.7);
+        for p in [[-3.3, 0.0, 5.1], [1e6, -1e6, 0.35], [-0.0001, 0.0001, -7.7]] {
+            for l in 0..6 {
+                for up in 0..40 {
+                    assert_eq!(parent(&w.cell_of(&p, l), up), w.cell_of(&p, l + up), "{p:?} {l} {up}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -5,10 +5,10 @@ use crate::aabb::Aabb;
 
 /// One reference of an item in one cell.
 #[derive(Clone, Copy, Debug)]
-struct Entry<const D: usize> {
-    cell: [i32; D],
-    item: u32,
-    level: u8,
+pub(crate) struct Entry<const D: usize> {
+    pub cell: [i32; D],
+    pub item: u32,
+    pub level: u8,
 }
 
 /// A hierarchical hashed grid over a set of boxes ("items", numbered in the
@@ -22,8 +22,8 @@ pub(crate) struct HashGrid<const D: usize> {
     /// Bucket `b` holds `entries[starts[b]..starts[b + 1]]`.
     starts: Vec<u32>,
     entries: Vec<Entry<D>>,
-    /// `64 - log2(bucket count)`, for Fibonacci hashing.
-    shift: u32,
+    /// Bucket count minus one (a power of two minus one).
+    mask: u64,
     /// Items of level `ℓ`: `by_level[level_starts[ℓ]..level_starts[ℓ + 1]]`.
     level_starts: [u32; MAX_LEVELS + 1],
     by_level: Vec<u32>,
@@ -41,7 +41,7 @@ impl<const D: usize> Default for HashGrid<D> {
             levels: Vec::new(),
             starts: Vec::new(),
             entries: Vec::new(),
-            shift: 64,
+            mask: 0,
             level_starts: [0; MAX_LEVELS + 1],
             by_level: Vec::new(),
             occupied: 0,
@@ -71,7 +71,7 @@ impl<const D: usize> HashGrid<D> {
             })
             .sum();
         let buckets = total.max(1).next_power_of_two();
-        self.shift = 64 - buckets.trailing_zeros();
+        self.mask = buckets as u64 - 1;
         self.starts.clear();
         self.starts.resize(buckets + 1, 0);
         self.scratch.clear();
@@ -79,7 +79,7 @@ impl<const D: usize> HashGrid<D> {
             let l = usize::from(l);
             let (lo, hi) = size.cell_range(b, l);
             for_each_cell(&lo, &hi, |cell| {
-                let k = bucket(&cell, l, self.shift);
+                let k = bucket(&cell, l, self.mask);
                 self.starts[k + 1] += 1;
                 self.scratch.push(k as u32);
             });
@@ -157,8 +157,41 @@ impl<const D: usize> HashGrid<D> {
     }
 
     /// Levels holding items, finest first.
-    fn occupied_levels(&self) -> impl Iterator<Item = usize> + '_ {
+    pub fn occupied_levels(&self) -> impl Iterator<Item = usize> + '_ {
         (0..MAX_LEVELS).filter(|l| self.occupied & (1 << l) != 0)
+    }
+
+    /// Bit `ℓ` set when level `ℓ` holds items.
+    #[inline(always)]
+    pub fn occupied(&self) -> u64 {
+        self.occupied
+    }
+
+    /// The cell sizes.
+    #[inline(always)]
+    pub fn size(&self) -> &CellSize {
+        &self.size
+    }
+
+    /// All entries, grouped by bucket (spatially coherent order).
+    #[inline(always)]
+    pub fn entries(&self) -> &[Entry<D>] {
+        &self.entries
+    }
+
+    /// The entries of the bucket holding `cell` of `level` (other cells that
+    /// share the bucket included: callers compare cells).
+    #[inline(always)]
+    pub fn bucket_entries(&self, cell: &[i32; D], level: usize) -> &[Entry<D>] {
+        let k = bucket(cell, level, self.mask);
+        &self.entries[self.starts[k] as usize..self.starts[k + 1] as usize]
+    }
+
+    /// Index one past the last entry of the bucket of entry `at`.
+    #[inline(always)]
+    pub fn bucket_end(&self, at: usize) -> usize {
+        let e = &self.entries[at];
+        self.starts[bucket(&e.cell, usize::from(e.level), self.mask) + 1] as usize
     }
 
     /// Calls `f(j)` once for each item `j` whose box overlaps `q` (closed
@@ -169,28 +202,8 @@ impl<const D: usize> HashGrid<D> {
         }
     }
 
-    /// Calls `f(j)` once for each item `j` of a level coarser than item
-    /// `i`'s whose box overlaps `i`'s, and for each item `j > i` of the same
-    /// level: every overlapping pair of the grid is met exactly once when
-    /// this runs for every `i`.
-    pub fn partners(&self, i: u32, mut f: impl FnMut(u32)) {
-        let own = usize::from(self.levels[i as usize]);
-        let q = &self.boxes[i as usize];
-        let (lo, hi) = self.size.cell_range(q, own);
-        for_each_cell(&lo, &hi, |cell| {
-            self.visit_cell(q, cell, own, |j| {
-                if j > i {
-                    f(j);
-                }
-            });
-        });
-        for level in self.occupied_levels().filter(|&l| l > own) {
-            self.query_level(q, level, &mut f);
-        }
-    }
-
     /// Items of `level` overlapping `q`, each once.
-    fn query_level(&self, q: &Aabb<D>, level: usize, f: &mut impl FnMut(u32)) {
+    pub fn query_level(&self, q: &Aabb<D>, level: usize, f: &mut impl FnMut(u32)) {
         let (lo, hi) = self.size.cell_range(q, level);
         let items = &self.by_level[self.level_starts[level] as usize..self.level_starts[level + 1] as usize];
         if cell_count(&lo, &hi) > items.len() as u64 {
@@ -210,9 +223,7 @@ impl<const D: usize> HashGrid<D> {
     /// overlap with `q` has its minimum corner in this cell.
     #[inline(always)]
     fn visit_cell(&self, q: &Aabb<D>, cell: [i32; D], level: usize, mut f: impl FnMut(u32)) {
-        let k = bucket(&cell, level, self.shift);
-        let (start, end) = (self.starts[k] as usize, self.starts[k + 1] as usize);
-        for e in &self.entries[start..end] {
+        for e in self.bucket_entries(&cell, level) {
             if usize::from(e.level) != level || e.cell != cell {
                 continue;
             }
@@ -228,18 +239,38 @@ impl<const D: usize> HashGrid<D> {
     }
 }
 
-/// Bucket of a cell: a multiplicative hash per coordinate, finished by
-/// Fibonacci hashing so the top bits (the ones kept) depend on all of them.
+/// Bucket of a cell: its Morton code (low bits of each coordinate,
+/// interleaved) salted per level, masked to the table. Neighbouring cells
+/// land in neighbouring buckets, so a pass over cells in bucket order reads
+/// both grids nearly sequentially; cells that wrap onto one bucket are told
+/// apart by their stored coordinates.
 #[inline(always)]
-fn bucket<const D: usize>(cell: &[i32; D], level: usize, shift: u32) -> usize {
-    const PRIMES: [u64; 4] =
-        [0x9E37_79B9_7F4A_7C15, 0xC2B2_AE3D_27D4_EB4F, 0x1656_67B1_9E37_79F9, 0x27D4_EB2F_1656_67C5];
-    let mut h = (level as u64).wrapping_mul(PRIMES[3]);
-    for i in 0..D {
-        h ^= u64::from(cell[i] as u32).wrapping_mul(PRIMES[i]);
-        h = h.rotate_left(23);
-    }
-    if shift >= 64 { 0 } else { (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize }
+fn bucket<const D: usize>(cell: &[i32; D], level: usize, mask: u64) -> usize {
+    let salt = (level as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((morton(cell) ^ salt) & mask) as usize
+}
+
+/// Interleaves the low bits of the coordinates (21 bits each in 3D, 32 in 2D).
+#[inline(always)]
+pub(crate) fn morton<const D: usize>(cell: &[i32; D]) -> u64 {
+    let spread = |v: i32| -> u64 {
+        let mut x = u64::from(v as u32);
+        if D == 2 {
+            x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF;
+            x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF;
+            x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+            x = (x | (x << 2)) & 0x3333_3333_3333_3333;
+            (x | (x << 1)) & 0x5555_5555_5555_5555
+        } else {
+            x &= 0x1F_FFFF;
+            x = (x | (x << 32)) & 0x001F_0000_0000_FFFF;
+            x = (x | (x << 16)) & 0x001F_0000_FF00_00FF;
+            x = (x | (x << 8)) & 0x100F_00F0_0F00_F00F;
+            x = (x | (x << 4)) & 0x10C3_0C30_C30C_30C3;
+            (x | (x << 2)) & 0x1249_2492_4924_9249
+        }
+    };
+    (0..D).fold(0, |h, i| h | (spread(cell[i]) << i))
 }
 
 #[cfg(test)]
@@ -274,20 +305,18 @@ mod tests {
     }
 
     #[test]
-    fn partners_find_every_overlapping_pair_once() {
-        for (seed, base) in [(1, 1.0), (2, 0.05), (3, 30.0)] {
-            let boxes = random_boxes(1500, seed, 60.0);
-            let mut grid = HashGrid::default();
-            grid.build(CellSize::new(base), boxes.iter().copied());
-            let mut pairs = Vec::new();
-            for i in 0..boxes.len() as u32 {
-                grid.partners(i, |j| pairs.push((i.min(j), i.max(j))));
+    fn morton_codes_interleave_and_separate_cells() {
+        assert_eq!(morton(&[1, 0, 0]), 1);
+        assert_eq!(morton(&[0, 1, 0]), 2);
+        assert_eq!(morton(&[0, 0, 1]), 4);
+        assert_eq!(morton(&[3, 3]), 0b1111);
+        let mut seen = std::collections::HashSet::new();
+        for x in -4..4 {
+            for y in -4..4 {
+                for z in -4..4 {
+                    assert!(seen.insert(morton(&[x, y, z])));
+                }
             }
-            let n = pairs.len();
-            pairs.sort_unstable();
-            pairs.dedup();
-            assert_eq!(pairs.len(), n, "a pair was reported twice (base {base})");
-            assert_eq!(pairs, brute(&boxes), "base {base}");
         }
     }
 

@@ -19,5 +19,5 @@
 mod cell;
 mod hash_grid;
 
-pub(crate) use cell::{CellSize, cell_size_for};
-pub(crate) use hash_grid::HashGrid;
+pub(crate) use cell::{CellSize, cell_size_for, parent};
+pub(crate) use hash_grid::{Entry, HashGrid, morton};

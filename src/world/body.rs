@@ -202,9 +202,4 @@ impl<const D: usize> Body<D> {
     pub fn collision_filter(&self) -> (u32, u32) {
         (self.groups, self.mask)
     }
-
-    /// True when the filters of `self` and `other` let them collide.
-    pub(crate) fn accepts(&self, other: &Body<D>) -> bool {
-        self.groups & other.mask != 0 && other.groups & self.mask != 0
-    }
 }

@@ -8,6 +8,7 @@
 mod body;
 mod pose;
 mod step;
+mod store;
 
 pub use body::{Body, BodyHandle, FrameId, Motion};
 pub use pose::{Pose, Pose2, Pose3};
@@ -18,6 +19,7 @@ use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE};
 use crate::grid::{CellSize, HashGrid, cell_size_for};
 use crate::narrow::{Intersection, intersect};
+use store::{Meta, Store};
 
 /// Settings of a [`World`].
 ///
@@ -48,24 +50,17 @@ impl WorldConfig {
     }
 }
 
-/// A body and its frames placed in the world (at rest, at its current pose).
+/// A body, and where its placed frames are in the store of its motion.
 #[derive(Clone, Debug)]
 struct Stored<const D: usize> {
     body: Body<D>,
-    placed: Vec<Frame<D>>,
+    at: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]
 struct Slot<const D: usize> {
     generation: u32,
     stored: Option<Stored<D>>,
-}
-
-/// A frame's place in the broad phase's flat lists.
-#[derive(Clone, Copy, Debug)]
-struct FrameRef {
-    slot: u32,
-    frame: u32,
 }
 
 /// Bodies of frames and the broad phase over them. See the crate docs for
@@ -96,20 +91,21 @@ pub struct World<const D: usize> {
     slots: Vec<Slot<D>>,
     free: Vec<u32>,
     len: usize,
-    /// False when fixed bodies changed: fixed list, cell size and static
-    /// grid must be rebuilt before the next step.
+    /// False when fixed bodies changed: the fixed store's order, the cell
+    /// size and the static grid must be rebuilt before the next step.
     fixed_fresh: bool,
     /// False when moving bodies were inserted or removed.
     moving_fresh: bool,
     cell: CellSize,
-    fixed: Vec<FrameRef>,
+    fixed: Store<D>,
     static_grid: HashGrid<D>,
-    moving: Vec<FrameRef>,
+    moving: Store<D>,
     moving_bodies: Vec<u32>,
     moving_grid: HashGrid<D>,
-    /// Per moving body (as `moving_bodies`), then per moving frame: the
-    /// displacement over the current step.
-    body_shift: Vec<[f64; D]>,
+    /// Steps since the moving store was last put back in spatial order.
+    unsorted_steps: u32,
+    /// Per slot, then per moving frame: the displacement over the step.
+    slot_shift: Vec<[f64; D]>,
     shift: Vec<[f64; D]>,
     chunks: Vec<Vec<Contact<D>>>,
     contacts: Vec<Contact<D>>,
@@ -148,12 +144,13 @@ impl<const D: usize> World<D> {
             fixed_fresh: true,
             moving_fresh: true,
             cell: CellSize::new(config.cell_size.filter(|w| *w > 0.0 && w.is_finite()).unwrap_or(1.0)),
-            fixed: Vec::new(),
+            fixed: Store::default(),
             static_grid: HashGrid::default(),
-            moving: Vec::new(),
+            moving: Store::default(),
             moving_bodies: Vec::new(),
             moving_grid: HashGrid::default(),
-            body_shift: Vec::new(),
+            unsorted_steps: 0,
+            slot_shift: Vec::new(),
             shift: Vec::new(),
             chunks: Vec::new(),
             contacts: Vec::new(),
@@ -168,7 +165,7 @@ impl<const D: usize> World<D> {
     ///
     /// # Errors
     /// [`WorldError::EmptyBody`], [`WorldError::BadNumber`] (velocity),
-    /// [`WorldError::FixedBody`] (a fixed body with a velocity),
+    /// [`WorldError::FixedVelocity`] (a fixed body with a velocity),
     /// [`WorldError::Frame`] (a frame invalid once placed),
     /// [`WorldError::TooMany`].
     ///
@@ -197,6 +194,9 @@ impl<const D: usize> World<D> {
             }
         }
         let placed = place(&body)?;
+        if body.motion == Motion::Fixed && body.velocity != [0.0; D] {
+            return Err(WorldError::FixedVelocity);
+        }
         let index = match self.free.pop() {
             Some(i) => i,
             None => {
@@ -204,16 +204,20 @@ impl<const D: usize> World<D> {
                 (self.slots.len() - 1) as u32
             }
         };
-        if body.motion == Motion::Fixed && body.velocity != [0.0; D] {
-            self.free.push(index);
-            let handle = BodyHandle { index, generation: self.slots[index as usize].generation };
-            return Err(WorldError::FixedBody(handle));
-        }
         self.mark_changed(body.motion);
-        let slot = &mut self.slots[index as usize];
-        slot.stored = Some(Stored { body, placed });
+        let generation = self.slots[index as usize].generation;
+        let store = self.store_mut(body.motion);
+        let at = placed
+            .into_iter()
+            .enumerate()
+            .map(|(k, f)| {
+                let meta = Meta { slot: index, generation, frame: k as u32, groups: body.groups, mask: body.mask };
+                store.push(f, meta)
+            })
+            .collect();
+        self.slots[index as usize].stored = Some(Stored { body, at });
         self.len += 1;
-        Ok(BodyHandle { index, generation: slot.generation })
+        Ok(BodyHandle { index, generation })
     }
 
     /// Removes a body and returns it.
@@ -238,6 +242,10 @@ impl<const D: usize> World<D> {
         self.free.push(handle.index);
         self.len -= 1;
         self.mark_changed(stored.body.motion);
+        let store = self.store_mut(stored.body.motion);
+        for &i in &stored.at {
+            store.kill(i);
+        }
         Ok(stored.body)
     }
 
@@ -293,7 +301,11 @@ impl<const D: usize> World<D> {
         let motion = body.motion;
         let stored = self.stored_mut(handle)?;
         stored.body.pose = pose;
-        stored.placed = placed;
+        let at = stored.at.clone();
+        let store = self.store_mut(motion);
+        for (i, f) in at.into_iter().zip(placed) {
+            store.frames[i as usize] = f;
+        }
         if motion == Motion::Fixed {
             self.fixed_fresh = false;
         }
@@ -331,7 +343,8 @@ impl<const D: usize> World<D> {
     /// ```
     pub fn frame(&self, id: FrameId) -> Result<Frame<D>, WorldError> {
         let stored = self.stored(id.body)?;
-        stored.placed.get(id.index as usize).copied().ok_or(WorldError::NoSuchFrame { body: id.body, index: id.index })
+        let at = stored.at.get(id.index as usize).ok_or(WorldError::NoSuchFrame { body: id.body, index: id.index })?;
+        Ok(self.store(stored.body.motion).frames[*at as usize])
     }
 
     /// Number of bodies.
@@ -443,23 +456,12 @@ impl<const D: usize> World<D> {
     /// ```
     pub fn query_aabb(&self, aabb: &Aabb<D>) -> Vec<FrameId> {
         let mut out = Vec::new();
-        if self.fixed_fresh && self.moving_fresh {
-            self.static_grid.query(aabb, |k| out.push(self.id_of(self.fixed[k as usize])));
-            for &r in &self.moving {
-                if self.placed(r).aabb().intersects(aabb) {
-                    out.push(self.id_of(r));
-                }
-            }
+        if self.fixed_fresh {
+            self.static_grid.query(aabb, |k| out.push(self.fixed.meta[k as usize].id()));
         } else {
-            for (i, slot) in self.slots.iter().enumerate() {
-                let Some(stored) = &slot.stored else { continue };
-                for (k, f) in stored.placed.iter().enumerate() {
-                    if f.aabb().intersects(aabb) {
-                        out.push(self.id_of(FrameRef { slot: i as u32, frame: k as u32 }));
-                    }
-                }
-            }
+            out.extend(self.fixed.live().filter(|(f, _)| f.aabb().intersects(aabb)).map(|(_, m)| m.id()));
         }
+        out.extend(self.moving.live().filter(|(f, _)| f.aabb().intersects(aabb)).map(|(_, m)| m.id()));
         out.sort_unstable();
         out
     }
@@ -512,9 +514,10 @@ impl<const D: usize> World<D> {
     pub fn broad_phase_memory(&self) -> usize {
         self.static_grid.memory()
             + self.moving_grid.memory()
-            + (self.fixed.capacity() + self.moving.capacity()) * size_of::<FrameRef>()
+            + self.fixed.meta_memory()
+            + self.moving.meta_memory()
             + self.moving_bodies.capacity() * 4
-            + (self.body_shift.capacity() + self.shift.capacity()) * size_of::<[f64; D]>()
+            + (self.slot_shift.capacity() + self.shift.capacity()) * size_of::<[f64; D]>()
     }
 
     fn stored(&self, h: BodyHandle) -> Result<&Stored<D>, WorldError> {
@@ -532,82 +535,64 @@ impl<const D: usize> World<D> {
     }
 
     fn mark_changed(&mut self, motion: Motion) {
+        // (Marks the store of `motion` for compaction at the next step.)
         match motion {
             Motion::Fixed => self.fixed_fresh = false,
             Motion::Moving => self.moving_fresh = false,
         }
     }
 
-    #[inline(always)]
-    fn handle_of(&self, slot: u32) -> BodyHandle {
-        BodyHandle { index: slot, generation: self.slots[slot as usize].generation }
-    }
-
-    #[inline(always)]
-    fn id_of(&self, r: FrameRef) -> FrameId {
-        FrameId { body: self.handle_of(r.slot), index: r.frame }
-    }
-
-    /// The stored body of a live slot (flat lists only name live slots).
-    #[inline(always)]
-    fn entry(&self, slot: u32) -> &Stored<D> {
-        match &self.slots[slot as usize].stored {
-            Some(s) => s,
-            None => unreachable!("broad-phase lists name live bodies only"),
+    fn store(&self, motion: Motion) -> &Store<D> {
+        match motion {
+            Motion::Fixed => &self.fixed,
+            Motion::Moving => &self.moving,
         }
     }
 
-    #[inline(always)]
-    fn placed(&self, r: FrameRef) -> &Frame<D> {
-        &self.entry(r.slot).placed[r.frame as usize]
+    fn store_mut(&mut self, motion: Motion) -> &mut Store<D> {
+        match motion {
+            Motion::Fixed => &mut self.fixed,
+            Motion::Moving => &mut self.moving,
+        }
     }
 
-    /// Rebuilds the flat lists, the cell size and the static grid where
-    /// bodies changed since the last step.
+    /// Brings the stores, the cell size and the static grid up to date with
+    /// the bodies inserted, removed or re-posed since the last step.
     fn refresh(&mut self) {
         if !self.fixed_fresh {
-            self.fixed.clear();
-            self.collect_frames(Motion::Fixed);
-            let all =
-                self.slots.iter().filter_map(|s| s.stored.as_ref()).flat_map(|s| s.placed.iter().map(|f| f.aabb()));
             self.cell = match self.config.cell_size {
                 Some(w) if w > 0.0 && w.is_finite() => CellSize::new(w),
-                _ => cell_size_for(all, &mut self.scratch),
+                _ => {
+                    let all = self.fixed.live().chain(self.moving.live()).map(|(f, _)| f.aabb());
+                    cell_size_for(all, &mut self.scratch)
+                }
             };
-            let boxes = self.fixed.iter().map(|&r| self.placed(r).aabb()).collect::<Vec<_>>();
-            self.static_grid.build(self.cell, boxes.into_iter());
+            self.compact(Motion::Fixed);
+            self.static_grid.build(self.cell, self.fixed.frames.iter().map(|f| f.aabb()));
             self.fixed_fresh = true;
         }
         if !self.moving_fresh {
-            self.moving.clear();
-            self.moving_bodies.clear();
-            self.collect_frames(Motion::Moving);
-            if self.fixed.is_empty() && self.config.cell_size.is_none() {
-                let mut scratch = std::mem::take(&mut self.scratch);
-                self.cell = cell_size_for(self.moving.iter().map(|&r| self.placed(r).aabb()), &mut scratch);
-                self.scratch = scratch;
+            if self.fixed.len() == 0 && self.config.cell_size.is_none() {
+                self.cell = cell_size_for(self.moving.live().map(|(f, _)| f.aabb()), &mut self.scratch);
             }
+            self.compact(Motion::Moving);
+            self.moving_bodies.clear();
+            self.moving_bodies.extend(self.moving.meta.iter().filter(|m| m.frame == 0).map(|m| m.slot));
+            self.moving_bodies.sort_unstable();
             self.moving_fresh = true;
         }
     }
 
-    /// Appends every frame of every body with `motion` to its flat list, in
-    /// slot order (deterministic).
-    fn collect_frames(&mut self, motion: Motion) {
-        for (i, slot) in self.slots.iter().enumerate() {
-            let Some(stored) = &slot.stored else { continue };
-            if stored.body.motion != motion {
-                continue;
+    /// Compacts and spatially orders one store, updating the bodies' indices.
+    fn compact(&mut self, motion: Motion) {
+        let mut store = std::mem::take(self.store_mut(motion));
+        store.compact(&self.cell, |m, i| {
+            if let Some(stored) = &mut self.slots[m.slot as usize].stored {
+                stored.at[m.frame as usize] = i;
             }
-            let list = match motion {
-                Motion::Fixed => &mut self.fixed,
-                Motion::Moving => {
-                    self.moving_bodies.push(i as u32);
-                    &mut self.moving
-                }
-            };
-            list.extend((0..stored.placed.len() as u32).map(|frame| FrameRef { slot: i as u32, frame }));
-        }
+        });
+        *self.store_mut(motion) = store;
+        self.unsorted_steps = 0;
     }
 }
 

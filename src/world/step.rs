@@ -4,30 +4,35 @@
 //! 2. Sweep each moving frame's box by its body's displacement.
 //! 3. Grid: rebuild the moving grid (counting sort, buffers reused); the
 //!    static grid of fixed frames is only rebuilt when fixed bodies change.
-//! 4. Candidate pairs, per moving frame: moving partners from the moving
-//!    grid (each pair once), fixed partners from the static grid; frames of
-//!    one body and filtered bodies are skipped.
+//! 4. Candidate pairs (`pairs.rs`), in one spatially coherent pass over the
+//!    moving grid's cells: moving and fixed partners, each pair once; frames
+//!    of one body and filtered bodies are skipped.
 //! 5. FMB (`intersect`) on each candidate, over the step.
-//! 6. Contacts in a deterministic order (moving-frame order, whatever the
-//!    thread count), then body pairs and started/ended events.
+//! 6. Contacts in a deterministic order (the grid's cell order, whatever
+//!    the thread count), then body pairs and started/ended events.
 //! 7. Moving bodies advance by their displacement.
 //!
-//! Steps 4–5 run in parallel chunks of moving frames with the `parallel`
+//! Steps 4–5 run in parallel chunks of grid entries with the `parallel`
 //! feature; each chunk writes its own reused buffer, concatenated in order.
 
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
-use super::{BodyHandle, FrameRef, World};
+use super::{BodyHandle, World};
 use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactEvent};
 use crate::error::WorldError;
+use crate::frame::Frame;
 use crate::frame::MAX_COORDINATE;
 use crate::narrow::intersect;
+use crate::pairs::{Partner, for_each_candidate};
 
-/// Moving frames per parallel task: large enough to amortise scheduling,
-/// small enough to balance two to a few dozen threads.
-const CHUNK: usize = 512;
+/// Moving-grid entries per parallel task: large enough to amortise
+/// scheduling, small enough to balance two to a few dozen threads.
+const CHUNK: usize = 1024;
+
+/// Steps between re-sorts of the moving store along the Morton curve.
+const RESORT_STEPS: u32 = 32;
 
 impl<const D: usize> World<D> {
     /// Detects every pair of frames that intersects at some instant of the
@@ -69,55 +74,45 @@ impl<const D: usize> World<D> {
         Ok(&self.contacts)
     }
 
-    /// Step 1: each moving body's displacement, checked.
+    /// Step 1: each moving body's displacement, checked, then each moving
+    /// frame's, with the box it sweeps kept in range.
     fn displacements(&mut self, dt: f64) -> Result<(), WorldError> {
-        self.body_shift.clear();
+        self.slot_shift.resize(self.slots.len(), [0.0; D]);
         for &slot in &self.moving_bodies {
-            let stored = self.entry(slot);
+            let Some(stored) = &self.slots[slot as usize].stored else { continue };
             let d: [f64; D] = std::array::from_fn(|i| stored.body.velocity[i] * dt);
             if let Some(&value) = d.iter().find(|x| !x.is_finite() || x.abs() > MAX_COORDINATE) {
                 return Err(WorldError::BadNumber { what: "velocity × dt", value });
             }
-            let mut reach = Aabb::EMPTY;
-            for f in &stored.placed {
-                reach = reach.union(&f.aabb());
+            self.slot_shift[slot as usize] = d;
+        }
+        self.shift.clear();
+        for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
+            let d = self.slot_shift[m.slot as usize];
+            let b = f.aabb();
+            if (0..D).any(|i| (b.min[i] + d[i]).abs() > MAX_COORDINATE || (b.max[i] + d[i]).abs() > MAX_COORDINATE) {
+                return Err(WorldError::OutOfRange(m.body()));
             }
-            let far = (0..D)
-                .any(|i| (reach.min[i] + d[i]).abs() > MAX_COORDINATE || (reach.max[i] + d[i]).abs() > MAX_COORDINATE);
-            if far {
-                return Err(WorldError::OutOfRange(self.handle_of(slot)));
-            }
-            self.body_shift.push(d);
+            self.shift.push(d);
         }
         Ok(())
     }
 
     /// Steps 2–3: swept boxes of the moving frames into the moving grid.
     fn build_moving_grid(&mut self) {
-        self.shift.clear();
-        let mut body = 0;
-        for r in &self.moving {
-            while self.moving_bodies[body] != r.slot {
-                body += 1;
-            }
-            self.shift.push(self.body_shift[body]);
-        }
-        let mut grid = std::mem::take(&mut self.moving_grid);
-        grid.build(self.cell, self.moving.iter().zip(&self.shift).map(|(&r, d)| sweep(self.placed(r).aabb(), d)));
-        self.moving_grid = grid;
+        let boxes = self.moving.frames.iter().zip(&self.shift).map(|(f, d)| sweep(f.aabb(), d));
+        self.moving_grid.build(self.cell, boxes);
     }
 
     /// Steps 4–6: candidates, FMB, contacts in deterministic order.
     fn find_contacts(&mut self) {
-        let n = self.moving.len();
+        let n = self.moving_grid.entries().len();
         let mut chunks = std::mem::take(&mut self.chunks);
         chunks.resize_with(n.div_ceil(CHUNK), Vec::new);
         let this = &*self;
         let run = |(c, out): (usize, &mut Vec<Contact<D>>)| {
             out.clear();
-            for i in c * CHUNK..n.min((c + 1) * CHUNK) {
-                this.contacts_of(i, out);
-            }
+            this.contacts_in(c * CHUNK..n.min((c + 1) * CHUNK), out);
         };
         #[cfg(feature = "parallel")]
         chunks.par_iter_mut().enumerate().for_each(run);
@@ -130,33 +125,31 @@ impl<const D: usize> World<D> {
         self.chunks = chunks;
     }
 
-    /// The contacts of moving frame `i` with its partners (moving partners
-    /// of higher index or coarser level, as the grid hands them out, and
-    /// every fixed partner).
-    fn contacts_of(&self, i: usize, out: &mut Vec<Contact<D>>) {
-        let r = self.moving[i];
-        let stored = self.entry(r.slot);
-        let frame = stored.placed[r.frame as usize].moved(self.shift[i]);
-        let mut test = |other: FrameRef, other_frame: &crate::Frame<D>| {
-            if let Some(hit) = intersect(&frame, other_frame) {
-                let (a, b) = (self.id_of(r), self.id_of(other));
+    /// The contacts of the candidate pairs of a range of moving-grid entries.
+    fn contacts_in(&self, entries: std::ops::Range<usize>, out: &mut Vec<Contact<D>>) {
+        let (moving, fixed) = (&self.moving, &self.fixed);
+        // The moving frame of the last entry, reused by its partners.
+        let mut current: Option<(u32, Frame<D>)> = None;
+        for_each_candidate(&self.moving_grid, &self.static_grid, entries, |i, partner| {
+            let me = &moving.meta[i as usize];
+            let (other, other_frame) = match partner {
+                Partner::Moving(j) => {
+                    (&moving.meta[j as usize], moving.frames[j as usize].moved(self.shift[j as usize]))
+                }
+                Partner::Fixed(k) => (&fixed.meta[k as usize], fixed.frames[k as usize]),
+            };
+            if !me.pairs_with(other) {
+                return;
+            }
+            let frame = match &current {
+                Some((c, f)) if *c == i => f,
+                _ => &current.insert((i, moving.frames[i as usize].moved(self.shift[i as usize]))).1,
+            };
+            if let Some(hit) = intersect(frame, &other_frame) {
+                let (a, b) = (me.id(), other.id());
                 let (a, b) = if a < b { (a, b) } else { (b, a) };
                 out.push(Contact { a, b, aabb: hit.aabb, time: hit.time });
             }
-        };
-        self.moving_grid.partners(i as u32, |j| {
-            let o = self.moving[j as usize];
-            if o.slot == r.slot || !stored.body.accepts(&self.entry(o.slot).body) {
-                return;
-            }
-            test(o, &self.placed(o).moved(self.shift[j as usize]));
-        });
-        self.static_grid.query(self.moving_grid.aabb(i as u32), |k| {
-            let o = self.fixed[k as usize];
-            if !stored.body.accepts(&self.entry(o.slot).body) {
-                return;
-            }
-            test(o, self.placed(o));
         });
     }
 
@@ -197,24 +190,28 @@ impl<const D: usize> World<D> {
     }
 
     fn is_live(&self, h: BodyHandle) -> bool {
+        // (Bodies removed since the previous step get no `Ended` event.)
         self.stored(h).is_ok()
     }
 
-    /// Step 7: moving bodies advance.
+    /// Step 7: moving bodies advance; every so often the moving store is
+    /// put back in spatial order (bodies drift out of it).
     fn advance(&mut self) {
-        for (k, &slot) in self.moving_bodies.iter().enumerate() {
-            let d = self.body_shift[k];
-            if d == [0.0; D] {
-                continue;
+        for &slot in &self.moving_bodies {
+            let d = self.slot_shift[slot as usize];
+            if let Some(stored) = &mut self.slots[slot as usize].stored {
+                let t = stored.body.pose.translation_mut();
+                for i in 0..D {
+                    t[i] += d[i];
+                }
             }
-            let Some(stored) = &mut self.slots[slot as usize].stored else { continue };
-            let t = stored.body.pose.translation_mut();
-            for i in 0..D {
-                t[i] += d[i];
-            }
-            for f in &mut stored.placed {
-                f.translate(&d);
-            }
+        }
+        for (f, d) in self.moving.frames.iter_mut().zip(&self.shift) {
+            f.translate(d);
+        }
+        self.unsorted_steps += 1;
+        if self.unsorted_steps >= RESORT_STEPS {
+            self.moving_fresh = false;
         }
     }
 }
