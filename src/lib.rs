@@ -5,12 +5,18 @@
 //! a time step — with the FMB algorithm (Fourier–Motzkin elimination,
 //! Baillehache 2020) as the narrow phase.
 //!
-//! Data flows frame → box → candidate pairs → FMB → contacts:
+//! Data flows frame → box → grid → candidate pairs → FMB → contacts:
 //! * [`frame`]: the primitives, validated once at construction;
 //! * [`aabb`]: their boxes;
+//! * `grid/`: the hierarchical uniform hashed grid (levels of doubling cell
+//!   size, Morton-coherent buckets, counting-sort builds);
+//! * `pairs.rs`: candidate pairs from the grids, each pair once;
 //! * [`narrow`]: FMB — [`overlaps`] (the predicate) and [`intersect`] (the
 //!   exact box of the intersection and the contact interval);
-//! * [`sat`]: a separating-axis baseline for the same frames, used for
+//! * [`Contact`] and [`ContactEvent`]: what a step reports;
+//! * [`world`]: bodies of frames and [`World::step`], which runs all of the
+//!   above each frame of a simulation loop;
+//! * [`sat`]: a separating-axis test for the same frames, used for
 //!   validation and as the benchmark peer.
 //!
 //! ```
@@ -40,6 +46,11 @@ pub mod narrow;
 mod pairs;
 pub mod sat;
 pub mod world;
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
 
 pub use aabb::Aabb;
 pub use contact::{Contact, ContactEvent};
