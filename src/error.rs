@@ -129,8 +129,9 @@ pub enum WorldError {
     /// Moving this body would take it beyond the supported coordinates.
     #[error("body {0:?} would leave the supported coordinate range (|x| <= 1e15)")]
     OutOfRange(crate::BodyHandle),
-    /// More than `u32::MAX` bodies or frames in one body.
-    #[error("too many bodies or frames (the limit is u32::MAX)")]
+    /// More than 2^26 (67 million) fixed or moving frames, or `u32::MAX`
+    /// bodies.
+    #[error("too many frames or bodies (the limits are 2^26 fixed and 2^26 moving frames, u32::MAX bodies)")]
     TooMany,
 }
 

@@ -17,8 +17,7 @@
 
 use std::ops::Range;
 
-use crate::aabb::Aabb;
-use crate::grid::{Entry, HashGrid, parent};
+use crate::grid::{GridBox, HashGrid, parent};
 
 /// The other side of a candidate pair, by index in its grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,12 +26,6 @@ pub(crate) enum Partner {
     Moving(u32),
     /// An item of the fixed grid.
     Fixed(u32),
-}
-
-/// Minimum corner of the overlap of two boxes.
-#[inline(always)]
-fn corner<const D: usize>(a: &Aabb<D>, b: &Aabb<D>) -> [f64; D] {
-    std::array::from_fn(|i| if a.min[i] > b.min[i] { a.min[i] } else { b.min[i] })
 }
 
 /// Levels set in `mask` from `from` up, finest first.
@@ -63,36 +56,35 @@ pub(crate) fn for_each_candidate<const D: usize>(
     let entries = moving.entries();
     for at in range {
         let e = entries[at];
-        let level = usize::from(e.level);
-        let qa = moving.aabb(e.item);
-        let here = |b: &Aabb<D>| b.intersects(qa) && size.cell_of(&corner(qa, b), level) == e.cell;
-        let same = |x: &Entry<D>, cell: &[i32; D], l: usize| usize::from(x.level) == l && x.cell == *cell;
+        let (a, level) = (e.item(), e.level());
+        let qa = moving.aabb(a);
+        let here = |b: &GridBox<D>| b.intersects(qa) && size.cell_of(&b.corner(qa), level) == e.cell;
 
         for x in &entries[at + 1..moving.bucket_end(at)] {
-            if same(x, &e.cell, level) && here(moving.aabb(x.item)) {
-                f(e.item, Partner::Moving(x.item));
+            if x.is(&e.cell, level) && here(moving.aabb(x.item())) {
+                f(a, Partner::Moving(x.item()));
             }
         }
         for j in levels_from(moving.occupied(), level + 1) {
             let cell = parent(&e.cell, j - level);
             for x in moving.bucket_entries(&cell, j) {
-                if same(x, &cell, j) && here(moving.aabb(x.item)) {
-                    f(e.item, Partner::Moving(x.item));
+                if x.is(&cell, j) && here(moving.aabb(x.item())) {
+                    f(a, Partner::Moving(x.item()));
                 }
             }
         }
         for j in levels_from(fixed.occupied(), level) {
             let cell = parent(&e.cell, j - level);
             for x in fixed.bucket_entries(&cell, j) {
-                if same(x, &cell, j) && here(fixed.aabb(x.item)) {
-                    f(e.item, Partner::Fixed(x.item));
+                if x.is(&cell, j) && here(fixed.aabb(x.item())) {
+                    f(a, Partner::Fixed(x.item()));
                 }
             }
         }
         let finer = fixed.occupied() & ((1u64 << level) - 1);
-        if finer != 0 && size.cell_of(&qa.min, level) == e.cell {
+        if finer != 0 && size.cell_of(&qa.min(), level) == e.cell {
             for j in levels_from(finer, 0) {
-                fixed.query_level(qa, j, &mut |b| f(e.item, Partner::Fixed(b)));
+                fixed.query_level(qa, j, &mut |b| f(a, Partner::Fixed(b)));
             }
         }
     }
@@ -101,6 +93,7 @@ pub(crate) fn for_each_candidate<const D: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aabb::Aabb;
     use crate::grid::CellSize;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -136,12 +129,12 @@ mod tests {
         let mut out = Vec::new();
         for i in 0..moving.len() {
             for j in i + 1..moving.len() {
-                if moving[i].intersects(&moving[j]) {
+                if GridBox::new(&moving[i]).intersects(&GridBox::new(&moving[j])) {
                     out.push((i as u32, Partner::Moving(j as u32)));
                 }
             }
             for (k, f) in fixed.iter().enumerate() {
-                if moving[i].intersects(f) {
+                if GridBox::new(&moving[i]).intersects(&GridBox::new(f)) {
                     out.push((i as u32, Partner::Fixed(k as u32)));
                 }
             }

@@ -110,11 +110,18 @@ pub(crate) fn for_each_cell<const D: usize>(lo: &[i32; D], hi: &[i32; D], mut f:
     }
 }
 
-/// The automatic base cell size: the median of the boxes' largest extents.
+/// The automatic base cell size: twice the median of the boxes' largest
+/// extents.
 ///
-/// The Mantel thesis found "cell ≈ median size" best for mixed sizes
-/// (grid-lessons §3.10); the hierarchy takes care of the large tail. Falls
-/// back to 1 for an empty or all-flat set.
+/// The Mantel thesis found "cell ≈ median size" best for a flat grid of
+/// mixed sizes (grid-lessons §3.10). In this hierarchy a box goes to the
+/// finest level whose cells are at least its size, so with `w₀ = median`
+/// half the boxes land on level 1 (cells of twice the median) and crowd it.
+/// Measured on the uniform scene (100k oriented boxes, half extents
+/// 0.5–1.5, single thread, `examples/scene_bench.rs`): `w₀` = 1×, 2×, 3×
+/// the median gave about 260, 210 and 315 ms per step and 249, 200 and
+/// 178 bytes of broad phase per frame. The hierarchy takes care of the
+/// large tail. Falls back to 1 for an empty or all-flat set.
 pub(crate) fn cell_size_for<const D: usize>(boxes: impl Iterator<Item = Aabb<D>>, scratch: &mut Vec<f64>) -> CellSize {
     scratch.clear();
     scratch.extend(boxes.map(|b| b.extent().iter().fold(0.0f64, |m, &e| m.max(e))));
@@ -123,7 +130,7 @@ pub(crate) fn cell_size_for<const D: usize>(boxes: impl Iterator<Item = Aabb<D>>
     }
     let mid = scratch.len() / 2;
     let (_, median, _) = scratch.select_nth_unstable_by(mid, f64::total_cmp);
-    CellSize::new(if *median > 0.0 && median.is_finite() { *median } else { 1.0 })
+    CellSize::new(if *median > 0.0 && median.is_finite() { 2.0 * *median } else { 1.0 })
 }
 
 #[cfg(test)]
@@ -176,8 +183,8 @@ mod tests {
     }
 
     #[test]
-    fn median_extent_sets_the_base() {
+    fn twice_the_median_extent_sets_the_base() {
         let boxes = [1.0, 3.0, 2.0].map(|e| Aabb { min: [0.0, 0.0], max: [e, 0.1] });
-        assert_eq!(cell_size_for(boxes.into_iter(), &mut Vec::new()).base(), 2.0);
+        assert_eq!(cell_size_for(boxes.into_iter(), &mut Vec::new()).base(), 4.0);
     }
 }

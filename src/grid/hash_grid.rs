@@ -1,14 +1,44 @@
 //! The hashed grid itself: build by counting sort, query by cell look-up.
 
 use super::cell::{CellSize, MAX_LEVELS, cell_count, for_each_cell};
+use super::grid_box::GridBox;
 use crate::aabb::Aabb;
 
-/// One reference of an item in one cell.
+/// Most items a grid holds: item numbers share a word with the level.
+pub(crate) const MAX_ITEMS: usize = 1 << ITEM_BITS;
+const ITEM_BITS: u32 = 26;
+
+/// One reference of an item in one cell: 16 bytes in 3D.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry<const D: usize> {
     pub cell: [i32; D],
-    pub item: u32,
-    pub level: u8,
+    /// Item number (low 26 bits) and level (high 6 bits).
+    tag: u32,
+}
+
+impl<const D: usize> Entry<D> {
+    #[inline(always)]
+    fn new(cell: [i32; D], item: u32, level: usize) -> Self {
+        Entry { cell, tag: item | (level as u32) << ITEM_BITS }
+    }
+
+    /// The item referenced.
+    #[inline(always)]
+    pub fn item(&self) -> u32 {
+        self.tag & (MAX_ITEMS as u32 - 1)
+    }
+
+    /// The level of the cell.
+    #[inline(always)]
+    pub fn level(&self) -> usize {
+        (self.tag >> ITEM_BITS) as usize
+    }
+
+    /// True when this entry is for `cell` of `level`.
+    #[inline(always)]
+    pub fn is(&self, cell: &[i32; D], level: usize) -> bool {
+        self.level() == level && self.cell == *cell
+    }
 }
 
 /// A hierarchical hashed grid over a set of boxes ("items", numbered in the
@@ -17,7 +47,7 @@ pub(crate) struct Entry<const D: usize> {
 #[derive(Clone, Debug)]
 pub(crate) struct HashGrid<const D: usize> {
     size: CellSize,
-    boxes: Vec<Aabb<D>>,
+    boxes: Vec<GridBox<D>>,
     levels: Vec<u8>,
     /// Bucket `b` holds `entries[starts[b]..starts[b + 1]]`.
     starts: Vec<u32>,
@@ -29,8 +59,6 @@ pub(crate) struct HashGrid<const D: usize> {
     by_level: Vec<u32>,
     /// Bit `ℓ` set when level `ℓ` has items.
     occupied: u64,
-    /// Build scratch: the bucket of each entry, then insertion cursors.
-    scratch: Vec<u32>,
 }
 
 impl<const D: usize> Default for HashGrid<D> {
@@ -45,7 +73,6 @@ impl<const D: usize> Default for HashGrid<D> {
             level_starts: [0; MAX_LEVELS + 1],
             by_level: Vec::new(),
             occupied: 0,
-            scratch: Vec::new(),
         }
     }
 }
@@ -55,9 +82,9 @@ impl<const D: usize> HashGrid<D> {
     pub fn build(&mut self, size: CellSize, boxes: impl Iterator<Item = Aabb<D>>) {
         self.size = size;
         self.boxes.clear();
-        self.boxes.extend(boxes);
+        self.boxes.extend(boxes.map(|b| GridBox::new(&b)));
         self.levels.clear();
-        self.levels.extend(self.boxes.iter().map(|b| size.level_of(b) as u8));
+        self.levels.extend(self.boxes.iter().map(|b| size.level_of(&b.to_aabb()) as u8));
 
         // Pass 1: count the entries, choose the table size.
         let total: usize = self
@@ -65,43 +92,38 @@ impl<const D: usize> HashGrid<D> {
             .iter()
             .zip(&self.levels)
             .map(|(b, &l)| {
-                let (lo, hi) = size.cell_range(b, usize::from(l));
+                let (lo, hi) = size.cell_range(&b.to_aabb(), usize::from(l));
                 // At most 2^D cells: the level's cells are at least as large as the box.
                 cell_count(&lo, &hi) as usize
             })
             .sum();
-        let buckets = total.max(1).next_power_of_two();
+        // One to two entries per bucket: cells are compared anyway, and the
+        // bucket array is a third of the grid's memory at load one.
+        let buckets = (total / 2).max(1).next_power_of_two();
         self.mask = buckets as u64 - 1;
         self.starts.clear();
         self.starts.resize(buckets + 1, 0);
-        self.scratch.clear();
         for (b, &l) in self.boxes.iter().zip(&self.levels) {
             let l = usize::from(l);
-            let (lo, hi) = size.cell_range(b, l);
-            for_each_cell(&lo, &hi, |cell| {
-                let k = bucket(&cell, l, self.mask);
-                self.starts[k + 1] += 1;
-                self.scratch.push(k as u32);
-            });
+            let (lo, hi) = size.cell_range(&b.to_aabb(), l);
+            for_each_cell(&lo, &hi, |cell| self.starts[bucket(&cell, l, self.mask) + 1] += 1);
         }
         for k in 0..buckets {
             self.starts[k + 1] += self.starts[k];
         }
 
-        // Pass 2: scatter, in item order within each bucket (deterministic).
+        // Pass 2: scatter, in item order within each bucket (deterministic),
+        // using `starts[k]` as bucket `k`'s cursor.
         self.entries.clear();
-        self.entries.resize(total, Entry { cell: [0; D], item: 0, level: 0 });
-        let mut cursor: Vec<u32> = std::mem::take(&mut self.scratch);
-        let mut next = 0;
+        self.entries.resize(total, Entry::new([0; D], 0, 0));
         for (item, (b, &l)) in self.boxes.iter().zip(&self.levels).enumerate() {
-            let (lo, hi) = size.cell_range(b, usize::from(l));
+            let l = usize::from(l);
+            let (lo, hi) = size.cell_range(&b.to_aabb(), l);
             for_each_cell(&lo, &hi, |cell| {
-                let k = cursor[next] as usize;
-                next += 1;
-                // Reuse the bucket slot as this entry's destination.
+                let k = bucket(&cell, l, self.mask);
                 let at = self.starts[k] as usize;
                 self.starts[k] += 1;
-                self.entries[at] = Entry { cell, item: item as u32, level: l };
+                self.entries[at] = Entry::new(cell, item as u32, l);
             });
         }
         // `starts[k]` now holds the end of bucket `k`: shift back to starts.
@@ -109,8 +131,6 @@ impl<const D: usize> HashGrid<D> {
             self.starts[k] = self.starts[k - 1];
         }
         self.starts[0] = 0;
-        cursor.clear();
-        self.scratch = cursor;
 
         // Items by level, for queries that would visit more cells than items.
         self.level_starts = [0; MAX_LEVELS + 1];
@@ -142,18 +162,17 @@ impl<const D: usize> HashGrid<D> {
 
     /// Box of item `i`.
     #[inline(always)]
-    pub fn aabb(&self, i: u32) -> &Aabb<D> {
+    pub fn aabb(&self, i: u32) -> &GridBox<D> {
         &self.boxes[i as usize]
     }
 
     /// Bytes held by the grid (capacity, not just length).
     pub fn memory(&self) -> usize {
-        self.boxes.capacity() * size_of::<Aabb<D>>()
+        self.boxes.capacity() * size_of::<GridBox<D>>()
             + self.levels.capacity()
             + self.starts.capacity() * 4
             + self.entries.capacity() * size_of::<Entry<D>>()
             + self.by_level.capacity() * 4
-            + self.scratch.capacity() * 4
     }
 
     /// Levels holding items, finest first.
@@ -191,20 +210,22 @@ impl<const D: usize> HashGrid<D> {
     #[inline(always)]
     pub fn bucket_end(&self, at: usize) -> usize {
         let e = &self.entries[at];
-        self.starts[bucket(&e.cell, usize::from(e.level), self.mask) + 1] as usize
+        self.starts[bucket(&e.cell, e.level(), self.mask) + 1] as usize
     }
 
-    /// Calls `f(j)` once for each item `j` whose box overlaps `q` (closed
-    /// test), on every level.
+    /// Calls `f(j)` once for each item `j` whose stored box overlaps `q`
+    /// (closed test), on every level: a superset of the items whose exact
+    /// boxes do, by the outward rounding.
     pub fn query(&self, q: &Aabb<D>, mut f: impl FnMut(u32)) {
+        let q = GridBox::new(q);
         for level in self.occupied_levels() {
-            self.query_level(q, level, &mut f);
+            self.query_level(&q, level, &mut f);
         }
     }
 
     /// Items of `level` overlapping `q`, each once.
-    pub fn query_level(&self, q: &Aabb<D>, level: usize, f: &mut impl FnMut(u32)) {
-        let (lo, hi) = self.size.cell_range(q, level);
+    pub fn query_level(&self, q: &GridBox<D>, level: usize, f: &mut impl FnMut(u32)) {
+        let (lo, hi) = self.size.cell_range(&q.to_aabb(), level);
         let items = &self.by_level[self.level_starts[level] as usize..self.level_starts[level + 1] as usize];
         if cell_count(&lo, &hi) > items.len() as u64 {
             // Cheaper to test every item of the level (a huge or fast query
@@ -222,18 +243,17 @@ impl<const D: usize> HashGrid<D> {
     /// Items referenced in `cell` of `level` whose box overlaps `q` and whose
     /// overlap with `q` has its minimum corner in this cell.
     #[inline(always)]
-    fn visit_cell(&self, q: &Aabb<D>, cell: [i32; D], level: usize, mut f: impl FnMut(u32)) {
+    fn visit_cell(&self, q: &GridBox<D>, cell: [i32; D], level: usize, mut f: impl FnMut(u32)) {
         for e in self.bucket_entries(&cell, level) {
-            if usize::from(e.level) != level || e.cell != cell {
+            if !e.is(&cell, level) {
                 continue;
             }
-            let b = &self.boxes[e.item as usize];
+            let b = &self.boxes[e.item() as usize];
             if !b.intersects(q) {
                 continue;
             }
-            let corner: [f64; D] = std::array::from_fn(|i| if b.min[i] > q.min[i] { b.min[i] } else { q.min[i] });
-            if self.size.cell_of(&corner, level) == cell {
-                f(e.item);
+            if self.size.cell_of(&b.corner(q), level) == cell {
+                f(e.item());
             }
         }
     }
@@ -331,7 +351,10 @@ mod tests {
             let mut got = Vec::new();
             grid.query(q, |j| got.push(j));
             got.sort_unstable();
-            let expect: Vec<u32> = (0..boxes.len() as u32).filter(|&j| boxes[j as usize].intersects(q)).collect();
+            // The grid's boxes are rounded outward: compare with the same boxes.
+            let rounded = GridBox::new(q);
+            let expect: Vec<u32> =
+                (0..boxes.len() as u32).filter(|&j| GridBox::new(&boxes[j as usize]).intersects(&rounded)).collect();
             assert_eq!(got, expect);
         }
     }

@@ -17,7 +17,9 @@
 //! corner of the two boxes' overlap.
 
 mod cell;
+mod grid_box;
 mod hash_grid;
 
 pub(crate) use cell::{CellSize, cell_size_for, parent};
-pub(crate) use hash_grid::{Entry, HashGrid, morton};
+pub(crate) use grid_box::GridBox;
+pub(crate) use hash_grid::{HashGrid, MAX_ITEMS, morton};

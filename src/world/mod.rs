@@ -17,7 +17,7 @@ use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactEvent};
 use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE};
-use crate::grid::{CellSize, HashGrid, cell_size_for};
+use crate::grid::{CellSize, HashGrid, MAX_ITEMS, cell_size_for};
 use crate::narrow::{Intersection, intersect};
 use store::{Meta, Store};
 
@@ -104,9 +104,8 @@ pub struct World<const D: usize> {
     moving_grid: HashGrid<D>,
     /// Steps since the moving store was last put back in spatial order.
     unsorted_steps: u32,
-    /// Per slot, then per moving frame: the displacement over the step.
-    slot_shift: Vec<[f64; D]>,
-    shift: Vec<[f64; D]>,
+    /// Per moving body (as `moving_bodies`): its displacement over the step.
+    body_shift: Vec<[f64; D]>,
     chunks: Vec<Vec<Contact<D>>>,
     contacts: Vec<Contact<D>>,
     pairs: Vec<(BodyHandle, BodyHandle)>,
@@ -150,8 +149,7 @@ impl<const D: usize> World<D> {
             moving_bodies: Vec::new(),
             moving_grid: HashGrid::default(),
             unsorted_steps: 0,
-            slot_shift: Vec::new(),
-            shift: Vec::new(),
+            body_shift: Vec::new(),
             chunks: Vec::new(),
             contacts: Vec::new(),
             pairs: Vec::new(),
@@ -183,7 +181,8 @@ impl<const D: usize> World<D> {
         if body.frames.is_empty() {
             return Err(WorldError::EmptyBody);
         }
-        if body.frames.len() > u32::MAX as usize || (self.free.is_empty() && self.slots.len() >= u32::MAX as usize) {
+        let frames = self.store(body.motion).len() + body.frames.len();
+        if frames > MAX_ITEMS || (self.free.is_empty() && self.slots.len() >= u32::MAX as usize) {
             return Err(WorldError::TooMany);
         }
         check_vector("velocity", &body.velocity)?;
@@ -211,7 +210,8 @@ impl<const D: usize> World<D> {
             .into_iter()
             .enumerate()
             .map(|(k, f)| {
-                let meta = Meta { slot: index, generation, frame: k as u32, groups: body.groups, mask: body.mask };
+                let meta =
+                    Meta { slot: index, generation, frame: k as u32, groups: body.groups, mask: body.mask, rank: 0 };
                 store.push(f, meta)
             })
             .collect();
@@ -457,7 +457,12 @@ impl<const D: usize> World<D> {
     pub fn query_aabb(&self, aabb: &Aabb<D>) -> Vec<FrameId> {
         let mut out = Vec::new();
         if self.fixed_fresh {
-            self.static_grid.query(aabb, |k| out.push(self.fixed.meta[k as usize].id()));
+            self.static_grid.query(aabb, |k| {
+                // The grid's boxes are rounded outward: confirm exactly.
+                if self.fixed.frames[k as usize].aabb().intersects(aabb) {
+                    out.push(self.fixed.meta[k as usize].id());
+                }
+            });
         } else {
             out.extend(self.fixed.live().filter(|(f, _)| f.aabb().intersects(aabb)).map(|(_, m)| m.id()));
         }
@@ -517,7 +522,7 @@ impl<const D: usize> World<D> {
             + self.fixed.meta_memory()
             + self.moving.meta_memory()
             + self.moving_bodies.capacity() * 4
-            + (self.slot_shift.capacity() + self.shift.capacity()) * size_of::<[f64; D]>()
+            + self.body_shift.capacity() * size_of::<[f64; D]>()
     }
 
     fn stored(&self, h: BodyHandle) -> Result<&Stored<D>, WorldError> {
@@ -579,6 +584,10 @@ impl<const D: usize> World<D> {
             self.moving_bodies.clear();
             self.moving_bodies.extend(self.moving.meta.iter().filter(|m| m.frame == 0).map(|m| m.slot));
             self.moving_bodies.sort_unstable();
+            for m in &mut self.moving.meta {
+                // Present: `moving_bodies` lists the slot of every moving frame.
+                m.rank = self.moving_bodies.binary_search(&m.slot).unwrap_or(0) as u32;
+            }
             self.moving_fresh = true;
         }
     }

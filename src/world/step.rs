@@ -77,30 +77,30 @@ impl<const D: usize> World<D> {
     /// Step 1: each moving body's displacement, checked, then each moving
     /// frame's, with the box it sweeps kept in range.
     fn displacements(&mut self, dt: f64) -> Result<(), WorldError> {
-        self.slot_shift.resize(self.slots.len(), [0.0; D]);
+        self.body_shift.clear();
         for &slot in &self.moving_bodies {
             let Some(stored) = &self.slots[slot as usize].stored else { continue };
             let d: [f64; D] = std::array::from_fn(|i| stored.body.velocity[i] * dt);
             if let Some(&value) = d.iter().find(|x| !x.is_finite() || x.abs() > MAX_COORDINATE) {
                 return Err(WorldError::BadNumber { what: "velocity × dt", value });
             }
-            self.slot_shift[slot as usize] = d;
+            self.body_shift.push(d);
         }
-        self.shift.clear();
         for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
-            let d = self.slot_shift[m.slot as usize];
+            let d = self.body_shift[m.rank as usize];
             let b = f.aabb();
             if (0..D).any(|i| (b.min[i] + d[i]).abs() > MAX_COORDINATE || (b.max[i] + d[i]).abs() > MAX_COORDINATE) {
                 return Err(WorldError::OutOfRange(m.body()));
             }
-            self.shift.push(d);
         }
         Ok(())
     }
 
     /// Steps 2–3: swept boxes of the moving frames into the moving grid.
     fn build_moving_grid(&mut self) {
-        let boxes = self.moving.frames.iter().zip(&self.shift).map(|(f, d)| sweep(f.aabb(), d));
+        let shift = &self.body_shift;
+        let boxes =
+            self.moving.frames.iter().zip(&self.moving.meta).map(|(f, m)| sweep(f.aabb(), &shift[m.rank as usize]));
         self.moving_grid.build(self.cell, boxes);
     }
 
@@ -134,7 +134,8 @@ impl<const D: usize> World<D> {
             let me = &moving.meta[i as usize];
             let (other, other_frame) = match partner {
                 Partner::Moving(j) => {
-                    (&moving.meta[j as usize], moving.frames[j as usize].moved(self.shift[j as usize]))
+                    let m = &moving.meta[j as usize];
+                    (m, moving.frames[j as usize].moved(self.body_shift[m.rank as usize]))
                 }
                 Partner::Fixed(k) => (&fixed.meta[k as usize], fixed.frames[k as usize]),
             };
@@ -143,7 +144,7 @@ impl<const D: usize> World<D> {
             }
             let frame = match &current {
                 Some((c, f)) if *c == i => f,
-                _ => &current.insert((i, moving.frames[i as usize].moved(self.shift[i as usize]))).1,
+                _ => &current.insert((i, moving.frames[i as usize].moved(self.body_shift[me.rank as usize]))).1,
             };
             if let Some(hit) = intersect(frame, &other_frame) {
                 let (a, b) = (me.id(), other.id());
@@ -197,8 +198,7 @@ impl<const D: usize> World<D> {
     /// Step 7: moving bodies advance; every so often the moving store is
     /// put back in spatial order (bodies drift out of it).
     fn advance(&mut self) {
-        for &slot in &self.moving_bodies {
-            let d = self.slot_shift[slot as usize];
+        for (&slot, d) in self.moving_bodies.iter().zip(&self.body_shift) {
             if let Some(stored) = &mut self.slots[slot as usize].stored {
                 let t = stored.body.pose.translation_mut();
                 for i in 0..D {
@@ -206,8 +206,8 @@ impl<const D: usize> World<D> {
                 }
             }
         }
-        for (f, d) in self.moving.frames.iter_mut().zip(&self.shift) {
-            f.translate(d);
+        for (f, m) in self.moving.frames.iter_mut().zip(&self.moving.meta) {
+            f.translate(&self.body_shift[m.rank as usize]);
         }
         self.unsorted_steps += 1;
         if self.unsorted_steps >= RESORT_STEPS {

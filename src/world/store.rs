@@ -22,6 +22,9 @@ pub(crate) struct Meta {
     pub frame: u32,
     pub groups: u32,
     pub mask: u32,
+    /// Moving store only: the body's rank among moving bodies, which
+    /// indexes the step's displacements.
+    pub rank: u32,
 }
 
 impl Meta {
@@ -107,6 +110,8 @@ impl<const D: usize> Store<D> {
         }
         self.meta = meta;
         self.dead = 0;
+        // Compaction is rare: give the scratch back.
+        self.order = Vec::new();
     }
 
     /// Bytes held by the metadata and scratch (the frames themselves are the

@@ -1,0 +1,73 @@
+//! Boxes as the grid stores them: rounded outward to `f32`.
+
+use crate::aabb::Aabb;
+
+/// An axis-aligned box rounded outward to `f32`: a superset of the exact
+/// box in half the bytes. The grid only prunes with it (the narrow phase
+/// decides exactly), and cell ranges and reference points are all computed
+/// from these same rounded values, so the grid stays consistent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct GridBox<const D: usize> {
+    min: [f32; D],
+    max: [f32; D],
+}
+
+/// The largest `f32` not above `x`.
+#[inline(always)]
+fn down(x: f64) -> f32 {
+    let r = x as f32;
+    if f64::from(r) > x { r.next_down() } else { r }
+}
+
+/// The smallest `f32` not below `x`.
+#[inline(always)]
+fn up(x: f64) -> f32 {
+    let r = x as f32;
+    if f64::from(r) < x { r.next_up() } else { r }
+}
+
+impl<const D: usize> GridBox<D> {
+    /// `b` rounded outward.
+    #[inline(always)]
+    pub fn new(b: &Aabb<D>) -> Self {
+        GridBox { min: b.min.map(down), max: b.max.map(up) }
+    }
+
+    /// The rounded box, exactly, in `f64`.
+    #[inline(always)]
+    pub fn to_aabb(&self) -> Aabb<D> {
+        Aabb { min: self.min.map(f64::from), max: self.max.map(f64::from) }
+    }
+
+    /// The minimum corner.
+    #[inline(always)]
+    pub fn min(&self) -> [f64; D] {
+        self.min.map(f64::from)
+    }
+
+    /// Closed overlap test.
+    #[inline(always)]
+    pub fn intersects(&self, o: &Self) -> bool {
+        (0..D).all(|i| self.min[i] <= o.max[i] && o.min[i] <= self.max[i])
+    }
+
+    /// Minimum corner of the overlap of two boxes.
+    #[inline(always)]
+    pub fn corner(&self, o: &Self) -> [f64; D] {
+        std::array::from_fn(|i| f64::from(if self.min[i] > o.min[i] { self.min[i] } else { o.min[i] }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_is_outward() {
+        for x in [0.1, -0.1, 1e15 + 0.3, -7.000000001, 3.0, 1e-30] {
+            let b = GridBox::new(&Aabb { min: [x], max: [x] }).to_aabb();
+            assert!(b.min[0] <= x && x <= b.max[0], "{x}");
+            assert!(b.max[0] - b.min[0] <= 2.0 * f64::from(f32::EPSILON) * x.abs(), "{x}");
+        }
+    }
+}
