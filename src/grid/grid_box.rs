@@ -35,7 +35,7 @@ impl<const D: usize> GridBox<D> {
 
     /// The rounded box, exactly, in `f64`.
     #[inline(always)]
-    pub fn to_aabb(&self) -> Aabb<D> {
+    pub fn to_aabb(self) -> Aabb<D> {
         Aabb { min: self.min.map(f64::from), max: self.max.map(f64::from) }
     }
 

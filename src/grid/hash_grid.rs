@@ -312,18 +312,6 @@ mod tests {
             .collect()
     }
 
-    fn brute(boxes: &[Aabb<3>]) -> Vec<(u32, u32)> {
-        let mut out = Vec::new();
-        for i in 0..boxes.len() {
-            for j in i + 1..boxes.len() {
-                if boxes[i].intersects(&boxes[j]) {
-                    out.push((i as u32, j as u32));
-                }
-            }
-        }
-        out
-    }
-
     #[test]
     fn morton_codes_interleave_and_separate_cells() {
         assert_eq!(morton(&[1, 0, 0]), 1);
