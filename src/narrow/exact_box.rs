@@ -130,13 +130,35 @@ fn outcode<const D: usize>(y: &[f64; D], kind: FrameKind) -> u32 {
     code
 }
 
+/// Like [`outcode`] with the slack turned inward: a bit is set when the
+/// point is beyond the face or within the slack of it. A segment can only
+/// meet a face plane if some end has the inner bit and not both have the
+/// outer bit.
+#[inline(always)]
+fn inner_code<const D: usize>(y: &[f64; D], kind: FrameKind) -> u32 {
+    let mut code = 0;
+    for (j, &v) in y.iter().enumerate() {
+        code |= u32::from(v < CLIP_SLACK) << j;
+    }
+    match kind {
+        FrameKind::Cuboid => {
+            for (j, &v) in y.iter().enumerate() {
+                code |= u32::from(v > 1.0 - CLIP_SLACK) << (D + j);
+            }
+        }
+        FrameKind::Tetrahedron => code |= u32::from(y.iter().sum::<f64>() > 1.0 - CLIP_SLACK) << D,
+    }
+    code
+}
+
 /// The vertices of one frame at one instant: in the other frame's local
-/// coordinates, in world coordinates, and their outcodes (entries past `n`
-/// are unused).
+/// coordinates, in world coordinates, and their outcodes, outer and inner
+/// (entries past `n` are unused).
 struct Vertices<const D: usize> {
     local: [[f64; D]; 8],
     world: [[f64; D]; 8],
     codes: [u32; 8],
+    inner: [u32; 8],
     n: usize,
 }
 
@@ -158,11 +180,12 @@ impl<const D: usize> Vertices<D> {
                 (local, world, D + 1)
             }
         };
-        let mut codes = [0u32; 8];
+        let (mut codes, mut inner) = ([0u32; 8], [0u32; 8]);
         for m in 0..n {
             codes[m] = outcode(&local[m], other);
+            inner[m] = inner_code(&local[m], other);
         }
-        Vertices { local, world, codes, n }
+        Vertices { local, world, codes, inner, n }
     }
 
     /// Adds the vertices inside the other frame to `out`.
@@ -183,54 +206,84 @@ fn crossing(p: u32, q: u32) -> bool {
     p | q != 0 && p & q == 0
 }
 
-/// Calls `f(m, k, i)` for each edge of a frame of `kind` between vertices
-/// `m < k`; `i` is the component the edge is parallel to (cuboids only).
+/// Calls `f(m, k, key, planes)` for each edge of a frame of `kind` between
+/// vertices `m < k`. `key` numbers the edge's direction (cuboid edges along
+/// one component share it); `planes` are the outcode bits of the face
+/// planes the edge lies on.
 #[inline(always)]
-fn for_each_edge<const D: usize>(kind: FrameKind, mut f: impl FnMut(usize, usize, usize)) {
+fn for_each_edge<const D: usize>(kind: FrameKind, mut f: impl FnMut(usize, usize, usize, u32)) {
     match kind {
         FrameKind::Cuboid => {
             for i in 0..D {
                 for m in (0..1usize << D).filter(|m| m & (1 << i) == 0) {
-                    f(m, m | 1 << i, i);
+                    // On plane X_j = 0 (bit j) or X_j = 1 (bit D + j) for j ≠ i.
+                    let planes = (0..D).filter(|&j| j != i).fold(0, |p, j| p | 1 << (j + D * ((m >> j) & 1)));
+                    f(m, m | 1 << i, i, planes);
                 }
             }
         }
         FrameKind::Tetrahedron => {
+            let mut key = 0;
             for k in 1..=D {
                 for m in 0..k {
-                    f(m, k, 0);
+                    // Vertex 0 is the origin, vertex i + 1 the tip of eᵢ: the
+                    // edge lies on X_j = 0 for the other axes, and on ΣX = 1
+                    // (bit D) unless it starts at the origin.
+                    let zero = (0..D).filter(|&j| j + 1 != m && j + 1 != k).fold(0, |p, j| p | 1 << j);
+                    f(m, k, key, if m == 0 { zero } else { zero | 1 << D });
+                    key += 1;
                 }
             }
         }
     }
 }
 
+/// A frame's vertices at `t = 0`, numbered as [`Frame::vertices`].
+fn world_vertices<const D: usize>(f: &Frame<D>) -> [[f64; D]; 8] {
+    let (o, c) = (f.origin(), f.components());
+    match f.kind() {
+        FrameKind::Cuboid => box_vertices(&o, &c),
+        FrameKind::Tetrahedron => {
+            let mut v = [o; 8];
+            for i in 0..D {
+                v[i + 1] = add(&o, &c[i]);
+            }
+            v
+        }
+    }
+}
+
+/// Clipping directions of a frame's edges, computed on first use and shared
+/// by the edges at both ends of the step.
+struct Directions<const D: usize>([Option<Direction<D>>; 12]);
+
+impl<const D: usize> Directions<D> {
+    fn new() -> Self {
+        Directions([const { None }; 12])
+    }
+}
+
 /// Adds to `out` the points where the edges of `owner` (its vertices `vs`,
-/// seen from the other frame as `rel`) cross the other frame's boundary.
+/// seen from the other frame, of kind `other`) cross the other frame's
+/// boundary.
 fn clip_edges<const D: usize>(
     owner: &Frame<D>,
     vs: &Vertices<D>,
-    rel: &Relative<D>,
+    dirs: &mut Directions<D>,
     other: FrameKind,
     out: &mut Aabb<D>,
 ) {
     let c = owner.components();
-    // A cuboid's parallel edges share one direction and its reciprocals.
-    let mut dirs: [Option<Direction<D>>; D] = [const { None }; D];
-    for_each_edge::<D>(owner.kind(), |m, k, i| {
+    for_each_edge::<D>(owner.kind(), |m, k, key, _| {
         if !crossing(vs.codes[m], vs.codes[k]) {
             return;
         }
         let (local, world) = (&vs.local[m], &vs.world[m]);
-        match owner.kind() {
-            FrameKind::Cuboid => {
-                dirs[i].get_or_insert_with(|| Direction::new(rel.c[i], c[i])).clip(local, world, other, out)
-            }
-            FrameKind::Tetrahedron => {
-                let dir = Direction::new(sub(&vs.local[k], local), sub(&vs.world[k], world));
-                dir.clip(local, world, other, out);
-            }
-        }
+        let dir = dirs.0[key].get_or_insert_with(|| match owner.kind() {
+            FrameKind::Cuboid => Direction::new(sub(&vs.local[k], local), c[key]),
+            FrameKind::Tetrahedron => Direction::new(sub(&vs.local[k], local), sub(&vs.world[k], world)),
+        });
+        dir.clip(local, world, other, out);
     });
 }
 
@@ -246,8 +299,8 @@ pub(crate) fn static_box<const D: usize>(
     let (vb, va) = (Vertices::new(b, ab, a.kind(), 0.0), Vertices::new(a, ba, b.kind(), 0.0));
     vb.include_inside(&mut out);
     va.include_inside(&mut out);
-    clip_edges(b, &vb, ab, a.kind(), &mut out);
-    clip_edges(a, &va, ba, b.kind(), &mut out);
+    clip_edges(b, &vb, &mut Directions::new(), a.kind(), &mut out);
+    clip_edges(a, &va, &mut Directions::new(), b.kind(), &mut out);
     (!out.is_empty()).then_some(out)
 }
 
@@ -261,9 +314,10 @@ fn clip_prism<const D: usize>(
     out: &mut Aabb<D>,
 ) -> [Vertices<D>; 2] {
     let ends = [0.0, 1.0].map(|t| Vertices::new(owner, rel, other, t));
+    let mut dirs = Directions::new();
     for vs in &ends {
         vs.include_inside(out);
-        clip_edges(owner, vs, rel, other, out);
+        clip_edges(owner, vs, &mut dirs, other, out);
     }
     let path = Direction::new(rel.v, owner.velocity());
     for m in 0..ends[0].n {
@@ -274,36 +328,36 @@ fn clip_prism<const D: usize>(
     ends
 }
 
-/// 3D only: points where an edge of `A(t)` crosses an edge of `B(t)`. Only
-/// edges whose swept parallelogram is not beyond one face of the other frame
-/// (from the outcodes of its four corners) can cross.
-fn edge_crossings<const D: usize>(
-    a: &Frame<D>,
-    va: &[Vertices<D>; 2],
-    b: &Frame<D>,
-    vb: &[Vertices<D>; 2],
-    out: &mut Aabb<D>,
-) {
+/// 3D only: points where an edge of `A(t)` crosses an edge of `B(t)`.
+///
+/// In `B`'s coordinates an edge of `A` sweeps a parallelogram over the
+/// step, and an edge of `B` lies on two face planes of `B`'s domain: they
+/// can only cross if the parallelogram straddles both planes, which the
+/// outcodes of its four corners tell (inner bits on some corner, outer bits
+/// not on all). Only those pairs are solved.
+fn edge_crossings<const D: usize>(a: &Frame<D>, va: &[Vertices<D>; 2], b: &Frame<D>, out: &mut Aabb<D>) {
     if D != 3 {
         return;
     }
     let v3 = |x: &[f64; D]| -> [f64; 3] { std::array::from_fn(|i| x[i]) };
-    let swept = |vs: &[Vertices<D>; 2], m: usize, k: usize| {
-        vs[0].codes[m] & vs[0].codes[k] & vs[1].codes[m] & vs[1].codes[k] == 0
-    };
     let (vel_a, vel_b) = (a.velocity(), b.velocity());
     let w = v3(&sub(&vel_a, &vel_b));
-    for_each_edge::<D>(a.kind(), |ma, ka, _| {
-        if !swept(va, ma, ka) {
+    let vb = world_vertices(b);
+    for_each_edge::<D>(a.kind(), |ma, ka, _, _| {
+        let corners = [va[0].codes[ma], va[0].codes[ka], va[1].codes[ma], va[1].codes[ka]];
+        let inner = [va[0].inner[ma], va[0].inner[ka], va[1].inner[ma], va[1].inner[ka]];
+        let beyond = corners.iter().fold(u32::MAX, |x, c| x & c);
+        let straddles = inner.iter().fold(0, |x, c| x | c) & !beyond;
+        if beyond != 0 || straddles == 0 {
             return;
         }
         let (pa, p) = (va[0].world[ma], v3(&va[0].world[ma]));
         let (da, ad) = (sub(&va[0].world[ka], &pa), v3(&sub(&va[0].world[ka], &pa)));
-        for_each_edge::<D>(b.kind(), |mb, kb, _| {
-            if !swept(vb, mb, kb) {
+        for_each_edge::<D>(b.kind(), |mb, kb, _, planes| {
+            if straddles & planes != planes {
                 return;
             }
-            let (q, bd) = (v3(&vb[0].world[mb]), v3(&sub(&vb[0].world[kb], &vb[0].world[mb])));
+            let (q, bd) = (v3(&vb[mb]), v3(&sub(&vb[kb], &vb[mb])));
             // s·a - u·b + t·w = q - p, by Cramer's rule.
             let bw = cross(&bd, &w);
             let det = -dot(&ad, &bw);
@@ -331,8 +385,8 @@ pub(crate) fn swept_box<const D: usize>(
     ba: &Relative<D>,
 ) -> Option<Aabb<D>> {
     let mut out = Aabb::EMPTY;
-    let vb = clip_prism(b, ab, a.kind(), &mut out);
+    clip_prism(b, ab, a.kind(), &mut out);
     let va = clip_prism(a, ba, b.kind(), &mut out);
-    edge_crossings(a, &va, b, &vb, &mut out);
+    edge_crossings(a, &va, b, &mut out);
     (!out.is_empty()).then_some(out)
 }
