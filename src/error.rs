@@ -62,6 +62,16 @@ pub enum FrameError {
         /// What was given.
         got: usize,
     },
+    /// An axis-aligned box must have `min < max` on every axis.
+    #[error("box is empty or flat on axis {axis}: min {min} >= max {max}")]
+    EmptyBox {
+        /// The axis.
+        axis: usize,
+        /// The box's minimum on that axis.
+        min: f64,
+        /// The box's maximum on that axis.
+        max: f64,
+    },
     /// Half extents of an oriented box must be positive.
     #[error("half extent {index} is {value}, it must be positive")]
     NonPositiveExtent {

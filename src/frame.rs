@@ -165,17 +165,22 @@ impl<const D: usize> Frame<D> {
     /// The axis-aligned box `[min, max]` as a cuboid frame.
     ///
     /// # Errors
-    /// As [`Frame::new`]; an empty or flat box is degenerate.
+    /// [`FrameError::EmptyBox`] unless `min < max` on every axis, or as
+    /// [`Frame::new`].
     ///
     /// ```
-    /// use fmbgrid::Frame2;
+    /// use fmbgrid::{Frame2, FrameError};
     /// let b = Frame2::from_aabb([1.0, 2.0], [3.0, 5.0])?;
     /// assert_eq!(b.aabb().max, [3.0, 5.0]);
-    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// assert!(matches!(Frame2::from_aabb([1.0, 0.0], [0.0, 1.0]), Err(FrameError::EmptyBox { axis: 0, .. })));
+    /// # Ok::<(), FrameError>(())
     /// ```
     pub fn from_aabb(min: [f64; D], max: [f64; D]) -> Result<Self, FrameError> {
         check_coords("min", &min)?;
         check_coords("max", &max)?;
+        if let Some(axis) = (0..D).find(|&i| min[i] >= max[i]) {
+            return Err(FrameError::EmptyBox { axis, min: min[axis], max: max[axis] });
+        }
         let comps = std::array::from_fn(|i| std::array::from_fn(|k| if i == k { max[i] - min[i] } else { 0.0 }));
         Self::cuboid(min, comps)
     }

@@ -85,10 +85,44 @@ pub(crate) fn cross(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
 /// Inverse of the matrix whose *columns* are `cols`, returned as *rows*
 /// (`rows[j] · cols[i] = δ_ij`), together with its determinant.
 ///
-/// Gauss–Jordan elimination with partial pivoting; returns `None` when a pivot
-/// is exactly zero or the result is not finite. Callers check conditioning
-/// themselves (see [`crate::Frame`]); this is construction-time code.
+/// By the adjugate: row `j` is the normal of the face spanned by the other
+/// columns (a cross product in 3D, a perpendicular in 2D) over the
+/// determinant. Each row's *direction* is then exact to round-off however
+/// ill-conditioned the matrix (only its length carries the determinant's
+/// relative error), which keeps the face planes of thin frames exact;
+/// elimination would tilt them by up to `cond · ε`. Returns `None` for a
+/// zero or non-finite determinant. Dimensions other than 2 and 3 use
+/// Gauss–Jordan elimination.
 pub(crate) fn invert_columns<const D: usize>(cols: &[[f64; D]; D]) -> Option<([[f64; D]; D], f64)> {
+    let mut adj = [[0.0; D]; D];
+    let det = match D {
+        2 => {
+            let (c0, c1) = (&cols[0], &cols[1]);
+            adj[0][0] = c1[1];
+            adj[0][1] = -c1[0];
+            adj[1][0] = -c0[1];
+            adj[1][1] = c0[0];
+            c0[0] * c1[1] - c0[1] * c1[0]
+        }
+        3 => {
+            let c = |i: usize| -> [f64; 3] { std::array::from_fn(|k| cols[i][k]) };
+            for j in 0..3 {
+                let n = cross(&c((j + 1) % 3), &c((j + 2) % 3));
+                adj[j][..3].copy_from_slice(&n);
+            }
+            dot(&adj[0], &cols[0])
+        }
+        _ => return gauss_jordan(cols),
+    };
+    if det == 0.0 || !det.is_finite() {
+        return None;
+    }
+    let inv = adj.map(|r| r.map(|x| x / det));
+    inv.iter().flatten().all(|x| x.is_finite()).then_some((inv, det))
+}
+
+/// Gauss–Jordan inverse with partial pivoting (see [`invert_columns`]).
+fn gauss_jordan<const D: usize>(cols: &[[f64; D]; D]) -> Option<([[f64; D]; D], f64)> {
     // m[r][c] = cols[c][r]: the matrix itself, row-major.
     let mut m: [[f64; D]; D] = std::array::from_fn(|r| std::array::from_fn(|c| cols[c][r]));
     let mut inv: [[f64; D]; D] = std::array::from_fn(|r| std::array::from_fn(|c| f64::from(u8::from(r == c))));
@@ -142,6 +176,36 @@ mod tests {
         // det of [[1,.5,0],[.5,1,2],[0,.25,3]] (rows = coordinates)
         let expect = 1.0 * (1.0 * 3.0 - 2.0 * 0.25) - 0.5 * (0.5 * 3.0 - 0.0) + 0.0;
         assert!((det - expect).abs() < 1e-14);
+    }
+
+    #[test]
+    fn adjugate_and_elimination_agree() {
+        let cols = [[2.0, 0.5, -1.0, 0.0], [0.0, 1.0, 0.25, 3.0], [1.0, 0.0, 4.0, 0.5], [0.0, 2.0, 0.0, 1.0]];
+        let (rows, _) = invert_columns(&cols).unwrap(); // 4D: elimination
+        for j in 0..4 {
+            for i in 0..4 {
+                assert!((dot(&rows[j], &cols[i]) - f64::from(u8::from(i == j))).abs() < 1e-14);
+            }
+        }
+        let c3 = [[1.0, 0.5, 0.0], [0.5, 1.0, 0.25], [0.0, 2.0, 3.0]];
+        let (a, da) = invert_columns(&c3).unwrap();
+        let (b, db) = gauss_jordan(&c3).unwrap();
+        assert!((da - db).abs() < 1e-14);
+        for j in 0..3 {
+            for k in 0..3 {
+                assert!((a[j][k] - b[j][k]).abs() < 1e-14);
+            }
+        }
+    }
+
+    #[test]
+    fn face_normals_of_a_sliver_keep_their_direction() {
+        // A component 1e-5 out of the others' plane: cond ~ 1e5.
+        let cols = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 1e-5]];
+        let (rows, _) = invert_columns(&cols).unwrap();
+        // Row 2 is normal to the first two columns exactly.
+        assert_eq!(rows[2][0], 0.0);
+        assert_eq!(rows[2][1], 0.0);
     }
 
     #[test]

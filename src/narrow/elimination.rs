@@ -51,6 +51,10 @@ pub(crate) const CAP_SECOND: usize = CAP_FIRST + CAP_FIRST * (CAP_FIRST - 1) / 2
 /// which an answer is allowed to go either way.
 pub(crate) const EPS: f64 = 1e-12;
 
+/// Coefficients below `NOISE` times their row's magnitude are round-off of
+/// a cancellation (a few ulps of the terms), treated as zero.
+const NOISE: f64 = 8.0 * f64::EPSILON;
+
 /// One interval row `lo < a · z < hi`; `s` is the magnitude of the terms it
 /// was computed from, the scale of its round-off.
 #[derive(Clone, Copy, Debug)]
@@ -112,13 +116,17 @@ fn scale_interval(c: f64, lo: f64, hi: f64) -> (f64, f64) {
 #[inline(always)]
 fn admit<const V: usize>(mut row: Row, first: usize, bounds: &mut Bounds) -> Result<Option<Row>, Infeasible> {
     let tiny = EPS * row.s;
+    let noise = NOISE * row.s;
     let (mut min, mut max) = (0.0, 0.0);
     let (mut count, mut var) = (0, first);
     for j in first..V {
         let a = row.a[j];
         let (p, q) = (a * bounds.lo[j], a * bounds.hi[j]);
-        if a.abs() <= tiny {
-            // Negligible: drop it, widening the row so no solution is lost.
+        if a.abs() <= noise {
+            // Round-off of a cancelled coefficient: drop it, widening the
+            // row so no solution is lost. Only noise may go: a coefficient
+            // small but real (an ill-conditioned frame) divides the last
+            // bounds, and dropping it would move them.
             let slack = fmax(p.abs(), q.abs());
             row.lo -= slack;
             row.hi += slack;

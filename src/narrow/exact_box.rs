@@ -39,9 +39,12 @@ use crate::math::{add, add_scaled, box_vertices, cross, dot, fmax, fmin, sub};
 /// them out. It moves the box by far less than its 1e-9 accuracy.
 const CLIP_SLACK: f64 = 1e-12;
 
-/// A direction coordinate below this fraction of the direction's largest
-/// is parallel to the face: its round-off must not decide the clipping.
-const PARALLEL: f64 = 1e-12;
+/// A direction is parallel to a face when its local coordinate across the
+/// face is below this fraction of the largest it could be (face normal's
+/// length × direction's length): within round-off, it must not decide the
+/// clipping. Per face, since a sliver's faces have normals of very
+/// different lengths.
+const PARALLEL: f64 = 1e-13;
 
 /// Narrows `[lo, hi]` to the `λ` with `g + λh ≥ 0`, given `rh = 1/h`,
 /// infinite for an edge parallel to the face (kept iff it is on the inner
@@ -65,6 +68,22 @@ fn recip(x: f64, scale: f64) -> f64 {
     if x.abs() <= PARALLEL * scale { f64::INFINITY } else { r }
 }
 
+/// Lengths of a frame's face normals in its local coordinates: the rows of
+/// `C⁻¹`, and their sum (a simplex's slanted face).
+#[derive(Clone, Copy)]
+struct FaceScales<const D: usize> {
+    rows: [f64; D],
+    sum: f64,
+}
+
+impl<const D: usize> FaceScales<D> {
+    fn of(f: &Frame<D>) -> Self {
+        let inv = f.inv();
+        let total: [f64; D] = std::array::from_fn(|k| (0..D).map(|j| inv[j][k]).sum());
+        FaceScales { rows: inv.map(|r| dot(&r, &r).sqrt()), sum: dot(&total, &total).sqrt() }
+    }
+}
+
 /// One edge direction of a frame, with the reciprocals of its coordinates in
 /// the other frame's local basis, computed once for all parallel edges.
 struct Direction<const D: usize> {
@@ -74,11 +93,16 @@ struct Direction<const D: usize> {
 }
 
 impl<const D: usize> Direction<D> {
-    /// `beta`: the direction in the other frame's local coordinates.
+    /// `beta`: the direction `world` in the other frame's local
+    /// coordinates, whose face normals have lengths `faces`.
     #[inline(always)]
-    fn new(beta: [f64; D], world: [f64; D]) -> Self {
-        let scale = beta.iter().fold(0.0, |m, x| fmax(m, x.abs()));
-        Direction { world, recip: beta.map(|x| recip(x, scale)), recip_sum: recip(beta.iter().sum::<f64>(), scale) }
+    fn new(beta: [f64; D], world: [f64; D], faces: &FaceScales<D>) -> Self {
+        let len = dot(&world, &world).sqrt();
+        Direction {
+            world,
+            recip: std::array::from_fn(|j| recip(beta[j], faces.rows[j] * len)),
+            recip_sum: recip(beta.iter().sum::<f64>(), faces.sum * len),
+        }
     }
 
     /// Clips the edge starting at local `y` / world `w` by the unit domain of
@@ -254,12 +278,17 @@ fn world_vertices<const D: usize>(f: &Frame<D>) -> [[f64; D]; 8] {
 }
 
 /// Clipping directions of a frame's edges, computed on first use and shared
-/// by the edges at both ends of the step.
-struct Directions<const D: usize>([Option<Direction<D>>; 12]);
+/// by the edges at both ends of the step, and the face scales of the frame
+/// that clips them.
+struct Directions<const D: usize> {
+    dirs: [Option<Direction<D>>; 12],
+    faces: FaceScales<D>,
+}
 
 impl<const D: usize> Directions<D> {
-    fn new() -> Self {
-        Directions([const { None }; 12])
+    /// Directions to be clipped by `clipper`.
+    fn new(clipper: &Frame<D>) -> Self {
+        Directions { dirs: [const { None }; 12], faces: FaceScales::of(clipper) }
     }
 }
 
@@ -279,9 +308,10 @@ fn clip_edges<const D: usize>(
             return;
         }
         let (local, world) = (&vs.local[m], &vs.world[m]);
-        let dir = dirs.0[key].get_or_insert_with(|| match owner.kind() {
-            FrameKind::Cuboid => Direction::new(sub(&vs.local[k], local), c[key]),
-            FrameKind::Tetrahedron => Direction::new(sub(&vs.local[k], local), sub(&vs.world[k], world)),
+        let faces = dirs.faces;
+        let dir = dirs.dirs[key].get_or_insert_with(|| match owner.kind() {
+            FrameKind::Cuboid => Direction::new(sub(&vs.local[k], local), c[key], &faces),
+            FrameKind::Tetrahedron => Direction::new(sub(&vs.local[k], local), sub(&vs.world[k], world), &faces),
         });
         dir.clip(local, world, other, out);
     });
@@ -299,8 +329,8 @@ pub(crate) fn static_box<const D: usize>(
     let (vb, va) = (Vertices::new(b, ab, a.kind(), 0.0), Vertices::new(a, ba, b.kind(), 0.0));
     vb.include_inside(&mut out);
     va.include_inside(&mut out);
-    clip_edges(b, &vb, &mut Directions::new(), a.kind(), &mut out);
-    clip_edges(a, &va, &mut Directions::new(), b.kind(), &mut out);
+    clip_edges(b, &vb, &mut Directions::new(a), a.kind(), &mut out);
+    clip_edges(a, &va, &mut Directions::new(b), b.kind(), &mut out);
     (!out.is_empty()).then_some(out)
 }
 
@@ -310,19 +340,19 @@ pub(crate) fn static_box<const D: usize>(
 fn clip_prism<const D: usize>(
     owner: &Frame<D>,
     rel: &Relative<D>,
-    other: FrameKind,
+    other: &Frame<D>,
     out: &mut Aabb<D>,
 ) -> [Vertices<D>; 2] {
-    let ends = [0.0, 1.0].map(|t| Vertices::new(owner, rel, other, t));
-    let mut dirs = Directions::new();
+    let ends = [0.0, 1.0].map(|t| Vertices::new(owner, rel, other.kind(), t));
+    let mut dirs = Directions::new(other);
     for vs in &ends {
         vs.include_inside(out);
-        clip_edges(owner, vs, &mut dirs, other, out);
+        clip_edges(owner, vs, &mut dirs, other.kind(), out);
     }
-    let path = Direction::new(rel.v, owner.velocity());
+    let path = Direction::new(rel.v, owner.velocity(), &dirs.faces);
     for m in 0..ends[0].n {
         if crossing(ends[0].codes[m], ends[1].codes[m]) {
-            path.clip(&ends[0].local[m], &ends[0].world[m], other, out);
+            path.clip(&ends[0].local[m], &ends[0].world[m], other.kind(), out);
         }
     }
     ends
@@ -385,8 +415,8 @@ pub(crate) fn swept_box<const D: usize>(
     ba: &Relative<D>,
 ) -> Option<Aabb<D>> {
     let mut out = Aabb::EMPTY;
-    clip_prism(b, ab, a.kind(), &mut out);
-    let va = clip_prism(a, ba, b.kind(), &mut out);
+    clip_prism(b, ab, a, &mut out);
+    let va = clip_prism(a, ba, b, &mut out);
     edge_crossings(a, &va, b, &mut out);
     (!out.is_empty()).then_some(out)
 }
