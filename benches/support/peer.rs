@@ -57,9 +57,20 @@ pub mod peer2 {
     use parry2d_f64::query::{self, ShapeCastOptions};
     use parry2d_f64::shape::{ConvexPolygon, Shape};
 
+    /// The frame as a polygon, its vertices given counter-clockwise (parry's
+    /// hull builder drops thin triangles that our frames accept).
     pub fn shape(f: &Frame2) -> (Pose, Box<dyn Shape>) {
-        let pts: Vec<Vector> = f.vertices().map(|v| Vector::new(v[0], v[1])).collect();
-        (Pose::IDENTITY, Box::new(ConvexPolygon::from_convex_hull(&pts).expect("non-degenerate frame")))
+        let (o, c) = (f.origin(), f.components());
+        let p = |x: f64, y: f64| Vector::new(o[0] + x * c[0][0] + y * c[1][0], o[1] + x * c[0][1] + y * c[1][1]);
+        let mut pts = match f.kind() {
+            fmbgrid::FrameKind::Cuboid => vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)],
+            fmbgrid::FrameKind::Tetrahedron => vec![p(0.0, 0.0), p(1.0, 0.0), p(0.0, 1.0)],
+        };
+        if c[0][0] * c[1][1] - c[0][1] * c[1][0] < 0.0 {
+            pts.reverse();
+        }
+        let poly = ConvexPolygon::from_convex_polyline_unmodified(pts).expect("frames have distinct vertices");
+        (Pose::IDENTITY, Box::new(poly))
     }
 
     pub fn velocity(f: &Frame2) -> Vector {

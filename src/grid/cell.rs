@@ -68,12 +68,17 @@ impl CellSize {
 }
 
 /// `⌊x⌋` as `i32`, without a libm call (the baseline x86-64 target has no
-/// rounding instruction). In range by construction of `level_of`; `as`
-/// saturates otherwise.
+/// rounding instruction), clamped to `±(2³¹ - 1)`.
+///
+/// Items are stored at levels where their cells are within `±2³⁰`, but a
+/// query may ask for the cells of a far or huge box at a fine level: the
+/// clamped range still covers every stored cell, and a reference point
+/// (inside both boxes of a pair) is always in range.
 #[inline(always)]
 fn floor_i32(x: f64) -> i32 {
-    let t = x as i32;
-    t - i32::from(x < f64::from(t))
+    let t = x as i64; // saturates
+    let f = t.saturating_sub(i64::from(x < t as f64));
+    f.clamp(-i64::from(i32::MAX), i64::from(i32::MAX)) as i32
 }
 
 /// The cell `levels` levels coarser that contains `cell`.
@@ -168,6 +173,12 @@ mod tests {
         for x in [-2.5, -2.0, -1e-300, -0.0, 0.0, 0.3, 1.0, 7.999, 1e9, -1e9] {
             assert_eq!(floor_i32(x), x.floor() as i32, "{x}");
         }
+        // Beyond the i32 range: clamped, never wrapped (a wrap once turned a
+        // query from -3e9 to 1e15 into a single cell).
+        assert_eq!(floor_i32(-3e9), -i32::MAX);
+        assert_eq!(floor_i32(-1e300), -i32::MAX);
+        assert_eq!(floor_i32(3e9), i32::MAX);
+        assert_eq!(floor_i32(f64::from(i32::MIN) - 0.5), -i32::MAX);
     }
 
     #[test]

@@ -547,6 +547,10 @@ impl<const D: usize> World<D> {
         }
     }
 
+    fn generation(&self, slot: u32) -> u32 {
+        self.slots[slot as usize].generation
+    }
+
     fn store(&self, motion: Motion) -> &Store<D> {
         match motion {
             Motion::Fixed => &self.fixed,

@@ -65,8 +65,9 @@ impl<const D: usize> World<D> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(WorldError::BadTimeStep { dt });
         }
+        self.check_displacements(dt)?;
         self.refresh();
-        self.displacements(dt)?;
+        self.displacements(dt);
         self.build_moving_grid();
         self.find_contacts();
         self.update_events();
@@ -74,26 +75,47 @@ impl<const D: usize> World<D> {
         Ok(&self.contacts)
     }
 
-    /// Step 1: each moving body's displacement, checked, then each moving
-    /// frame's, with the box it sweeps kept in range.
-    fn displacements(&mut self, dt: f64) -> Result<(), WorldError> {
-        self.body_shift.clear();
-        for &slot in &self.moving_bodies {
-            let Some(stored) = &self.slots[slot as usize].stored else { continue };
+    /// Step 1: every moving body's displacement is finite and keeps its
+    /// frames in range. Checked before anything changes (the broad phase's
+    /// refresh included), so a refused step leaves the world as it was.
+    fn check_displacements(&self, dt: f64) -> Result<(), WorldError> {
+        let check = |slot: u32, stored: &super::Stored<D>| -> Result<(), WorldError> {
             let d: [f64; D] = std::array::from_fn(|i| stored.body.velocity[i] * dt);
             if let Some(&value) = d.iter().find(|x| !x.is_finite() || x.abs() > MAX_COORDINATE) {
                 return Err(WorldError::BadNumber { what: "velocity × dt", value });
             }
-            self.body_shift.push(d);
-        }
-        for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
-            let d = self.body_shift[m.rank as usize];
-            let b = f.aabb();
-            if (0..D).any(|i| (b.min[i] + d[i]).abs() > MAX_COORDINATE || (b.max[i] + d[i]).abs() > MAX_COORDINATE) {
-                return Err(WorldError::OutOfRange(m.body()));
+            for &at in &stored.at {
+                let b = self.moving.frames[at as usize].aabb();
+                if (0..D).any(|i| (b.min[i] + d[i]).abs() > MAX_COORDINATE || (b.max[i] + d[i]).abs() > MAX_COORDINATE)
+                {
+                    return Err(WorldError::OutOfRange(BodyHandle { index: slot, generation: self.generation(slot) }));
+                }
+            }
+            Ok(())
+        };
+        if self.moving_fresh {
+            for &slot in &self.moving_bodies {
+                if let Some(stored) = &self.slots[slot as usize].stored {
+                    check(slot, stored)?;
+                }
+            }
+        } else {
+            for (slot, s) in self.slots.iter().enumerate() {
+                if let Some(stored) = s.stored.as_ref().filter(|st| st.body.motion == super::Motion::Moving) {
+                    check(slot as u32, stored)?;
+                }
             }
         }
         Ok(())
+    }
+
+    /// Each moving body's displacement over the step (checked already).
+    fn displacements(&mut self, dt: f64) {
+        self.body_shift.clear();
+        for &slot in &self.moving_bodies {
+            let v = self.slots[slot as usize].stored.as_ref().map_or([0.0; D], |s| s.body.velocity);
+            self.body_shift.push(v.map(|x| x * dt));
+        }
     }
 
     /// Steps 2–3: swept boxes of the moving frames into the moving grid.
