@@ -204,6 +204,20 @@ impl<const D: usize> Vertices<D> {
                 (local, world, D + 1)
             }
         };
+        Self::coded(local, world, n, other)
+    }
+
+    /// The same vertices displaced by `local` in the other frame's
+    /// coordinates and `world` in the world's (the frame at another time).
+    #[inline(always)]
+    fn shifted(&self, local: &[f64; D], world: &[f64; D], other: FrameKind) -> Self {
+        let l = self.local.map(|p| add(&p, local));
+        let w = self.world.map(|p| add(&p, world));
+        Self::coded(l, w, self.n, other)
+    }
+
+    #[inline(always)]
+    fn coded(local: [[f64; D]; 8], world: [[f64; D]; 8], n: usize, other: FrameKind) -> Self {
         let (mut codes, mut inner) = ([0u32; 8], [0u32; 8]);
         for m in 0..n {
             codes[m] = outcode(&local[m], other);
@@ -230,35 +244,65 @@ fn crossing(p: u32, q: u32) -> bool {
     p | q != 0 && p & q == 0
 }
 
-/// Calls `f(m, k, key, planes)` for each edge of a frame of `kind` between
-/// vertices `m < k`. `key` numbers the edge's direction (cuboid edges along
-/// one component share it); `planes` are the outcode bits of the face
-/// planes the edge lies on.
-#[inline(always)]
-fn for_each_edge<const D: usize>(kind: FrameKind, mut f: impl FnMut(usize, usize, usize, u32)) {
+/// An edge between vertices `m < k`; `key` numbers its direction (cuboid
+/// edges along one component share it); `planes` are the outcode bits of
+/// the face planes it lies on.
+#[derive(Clone, Copy)]
+struct Edge {
+    m: u8,
+    k: u8,
+    key: u8,
+    planes: u32,
+}
+
+/// The edges of a frame of `kind` in dimension `d`, from tables built once.
+fn edges(kind: FrameKind, d: usize) -> &'static [Edge] {
+    static TABLES: std::sync::OnceLock<[Vec<Edge>; 4]> = std::sync::OnceLock::new();
+    let t = TABLES.get_or_init(|| {
+        [
+            edge_table(FrameKind::Cuboid, 2),
+            edge_table(FrameKind::Tetrahedron, 2),
+            edge_table(FrameKind::Cuboid, 3),
+            edge_table(FrameKind::Tetrahedron, 3),
+        ]
+    });
+    &t[2 * (d - 2) + usize::from(kind == FrameKind::Tetrahedron)]
+}
+
+fn edge_table(kind: FrameKind, d: usize) -> Vec<Edge> {
+    let mut out = Vec::new();
     match kind {
         FrameKind::Cuboid => {
-            for i in 0..D {
-                for m in (0..1usize << D).filter(|m| m & (1 << i) == 0) {
-                    // On plane X_j = 0 (bit j) or X_j = 1 (bit D + j) for j ≠ i.
-                    let planes = (0..D).filter(|&j| j != i).fold(0, |p, j| p | 1 << (j + D * ((m >> j) & 1)));
-                    f(m, m | 1 << i, i, planes);
+            for i in 0..d {
+                for m in (0..1usize << d).filter(|m| m & (1 << i) == 0) {
+                    // On plane X_j = 0 (bit j) or X_j = 1 (bit d + j) for j ≠ i.
+                    let planes = (0..d).filter(|&j| j != i).fold(0, |p, j| p | 1 << (j + d * ((m >> j) & 1)));
+                    out.push(Edge { m: m as u8, k: (m | 1 << i) as u8, key: i as u8, planes });
                 }
             }
         }
         FrameKind::Tetrahedron => {
-            let mut key = 0;
-            for k in 1..=D {
+            for k in 1..=d {
                 for m in 0..k {
                     // Vertex 0 is the origin, vertex i + 1 the tip of eᵢ: the
                     // edge lies on X_j = 0 for the other axes, and on ΣX = 1
-                    // (bit D) unless it starts at the origin.
-                    let zero = (0..D).filter(|&j| j + 1 != m && j + 1 != k).fold(0, |p, j| p | 1 << j);
-                    f(m, k, key, if m == 0 { zero } else { zero | 1 << D });
-                    key += 1;
+                    // (bit d) unless it starts at the origin.
+                    let zero = (0..d).filter(|&j| j + 1 != m && j + 1 != k).fold(0, |p, j| p | 1 << j);
+                    let planes = if m == 0 { zero } else { zero | 1 << d };
+                    out.push(Edge { m: m as u8, k: k as u8, key: out.len() as u8, planes });
                 }
             }
         }
+    }
+    out
+}
+
+/// Calls `f(m, k, key, planes)` for each edge of a frame of `kind` (see
+/// [`Edge`]).
+#[inline(always)]
+fn for_each_edge<const D: usize>(kind: FrameKind, mut f: impl FnMut(usize, usize, usize, u32)) {
+    for e in edges(kind, D) {
+        f(usize::from(e.m), usize::from(e.k), usize::from(e.key), e.planes);
     }
 }
 
@@ -343,7 +387,9 @@ fn clip_prism<const D: usize>(
     other: &Frame<D>,
     out: &mut Aabb<D>,
 ) -> [Vertices<D>; 2] {
-    let ends = [0.0, 1.0].map(|t| Vertices::new(owner, rel, other.kind(), t));
+    let start = Vertices::new(owner, rel, other.kind(), 0.0);
+    let end = start.shifted(&rel.v, &owner.velocity(), other.kind());
+    let ends = [start, end];
     let mut dirs = Directions::new(other);
     for vs in &ends {
         vs.include_inside(out);
@@ -370,9 +416,18 @@ fn edge_crossings<const D: usize>(a: &Frame<D>, va: &[Vertices<D>; 2], b: &Frame
         return;
     }
     let v3 = |x: &[f64; D]| -> [f64; 3] { std::array::from_fn(|i| x[i]) };
-    let (vel_a, vel_b) = (a.velocity(), b.velocity());
-    let w = v3(&sub(&vel_a, &vel_b));
+    let vel_a = a.velocity();
+    let w = v3(&sub(&vel_a, &b.velocity()));
+    let w_len = dot(&w, &w).sqrt();
+    // B's edges: start, direction, direction × w, length.
     let vb = world_vertices(b);
+    let mut b_edges = [([0.0; 3], [0.0; 3], [0.0; 3], 0.0, 0u32); 12];
+    let mut nb = 0;
+    for_each_edge::<D>(b.kind(), |m, k, _, planes| {
+        let (q, dir) = (v3(&vb[m]), v3(&sub(&vb[k], &vb[m])));
+        b_edges[nb] = (q, dir, cross(&dir, &w), dot(&dir, &dir).sqrt(), planes);
+        nb += 1;
+    });
     for_each_edge::<D>(a.kind(), |ma, ka, _, _| {
         let corners = [va[0].codes[ma], va[0].codes[ka], va[1].codes[ma], va[1].codes[ka]];
         let inner = [va[0].inner[ma], va[0].inner[ka], va[1].inner[ma], va[1].inner[ka]];
@@ -381,28 +436,31 @@ fn edge_crossings<const D: usize>(a: &Frame<D>, va: &[Vertices<D>; 2], b: &Frame
         if beyond != 0 || straddles == 0 {
             return;
         }
-        let (pa, p) = (va[0].world[ma], v3(&va[0].world[ma]));
-        let (da, ad) = (sub(&va[0].world[ka], &pa), v3(&sub(&va[0].world[ka], &pa)));
-        for_each_edge::<D>(b.kind(), |mb, kb, _, planes| {
+        let (pa, da) = (va[0].world[ma], sub(&va[0].world[ka], &va[0].world[ma]));
+        let (p, ad) = (v3(&pa), v3(&da));
+        let aw = cross(&ad, &w);
+        let scale = dot(&ad, &ad).sqrt() * w_len;
+        for &(q, bd, bw, b_len, planes) in &b_edges[..nb] {
             if straddles & planes != planes {
-                return;
+                continue;
             }
-            let (q, bd) = (v3(&vb[mb]), v3(&sub(&vb[kb], &vb[mb])));
-            // s·a - u·b + t·w = q - p, by Cramer's rule.
-            let bw = cross(&bd, &w);
-            let det = -dot(&ad, &bw);
-            let scale = dot(&ad, &ad).sqrt() * dot(&bd, &bd).sqrt() * dot(&w, &w).sqrt();
-            if det.abs() <= 1e-12 * scale {
-                return;
+            // s·a - u·b + t·w = q - p. With den = a·(b×w): t = r·(a×b)/den,
+            // s = r·(b×w)/den, u = r·(a×w)/den (Cramer's rule).
+            let den = dot(&ad, &bw);
+            if den.abs() <= 1e-12 * scale * b_len {
+                continue;
             }
+            let inv = 1.0 / den;
             let r = sub(&q, &p);
-            let s = -dot(&r, &bw) / det;
-            let u = dot(&ad, &cross(&r, &w)) / det;
-            let t = -dot(&ad, &cross(&bd, &r)) / det;
-            if (0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&u) && (0.0..=1.0).contains(&t) {
+            let t = dot(&r, &cross(&ad, &bd)) * inv;
+            if !(0.0..=1.0).contains(&t) {
+                continue;
+            }
+            let (s, u) = (dot(&r, &bw) * inv, dot(&r, &aw) * inv);
+            if (0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&u) {
                 out.include(&std::array::from_fn(|i| pa[i] + t * vel_a[i] + s * da[i]));
             }
-        });
+        }
     });
 }
 
