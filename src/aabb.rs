@@ -109,6 +109,25 @@ impl<const D: usize> Aabb<D> {
         std::array::from_fn(|i| self.max[i] - self.min[i])
     }
 
+    /// The box swept by this one translating by `d`.
+    ///
+    /// ```
+    /// # use fmbgrid::Aabb;
+    /// let b = Aabb { min: [0.0, 0.0], max: [1.0, 1.0] };
+    /// assert_eq!(b.swept(&[2.0, -1.0]), Aabb { min: [0.0, -1.0], max: [3.0, 1.0] });
+    /// ```
+    #[inline]
+    pub fn swept(mut self, d: &[f64; D]) -> Self {
+        for i in 0..D {
+            if d[i] < 0.0 {
+                self.min[i] += d[i];
+            } else {
+                self.max[i] += d[i];
+            }
+        }
+        self
+    }
+
     /// True when `p` lies in the closed box.
     ///
     /// ```

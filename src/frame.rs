@@ -353,14 +353,7 @@ impl<const D: usize> Frame<D> {
         debug_assert!(!self.is_moving());
         let mut f = *self;
         f.velocity = displacement;
-        for i in 0..D {
-            let d = displacement[i];
-            if d < 0.0 {
-                f.aabb.min[i] += d;
-            } else {
-                f.aabb.max[i] += d;
-            }
-        }
+        f.aabb = self.aabb.swept(&displacement);
         f
     }
 

@@ -94,22 +94,7 @@ pub(crate) fn for_each_candidate<const D: usize>(
 mod tests {
     use super::*;
     use crate::aabb::Aabb;
-    use crate::grid::CellSize;
-    use rand::{Rng, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
-
-    fn random_boxes(n: usize, seed: u64, spread: f64) -> Vec<Aabb<3>> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        (0..n)
-            .map(|_| {
-                let c: [f64; 3] = std::array::from_fn(|_| rng.random_range(-spread..spread));
-                // Sizes from 0.01 to 100 (log-uniform), some flat.
-                let e: [f64; 3] = std::array::from_fn(|_| 10f64.powf(rng.random_range(-2.0..2.0)));
-                let flat = rng.random_bool(0.05);
-                Aabb { min: c, max: std::array::from_fn(|i| if flat && i == 0 { c[i] } else { c[i] + e[i] }) }
-            })
-            .collect()
-    }
+    use crate::grid::{CellSize, random_boxes};
 
     fn candidates(moving: &[Aabb<3>], fixed: &[Aabb<3>], base: f64) -> Vec<(u32, Partner)> {
         let size = CellSize::new(base);

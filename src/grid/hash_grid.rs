@@ -296,21 +296,7 @@ pub(crate) fn morton<const D: usize>(cell: &[i32; D]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::{Rng, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
-
-    fn random_boxes(n: usize, seed: u64, spread: f64) -> Vec<Aabb<3>> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        (0..n)
-            .map(|_| {
-                let c: [f64; 3] = std::array::from_fn(|_| rng.random_range(-spread..spread));
-                // Sizes from 0.01 to 100 (log-uniform), some degenerate (flat).
-                let e: [f64; 3] = std::array::from_fn(|_| 10f64.powf(rng.random_range(-2.0..2.0)));
-                let flat = rng.random_bool(0.05);
-                Aabb { min: c, max: std::array::from_fn(|i| if flat && i == 0 { c[i] } else { c[i] + e[i] }) }
-            })
-            .collect()
-    }
+    use crate::grid::random_boxes;
 
     #[test]
     fn morton_codes_interleave_and_separate_cells() {

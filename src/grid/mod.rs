@@ -23,3 +23,18 @@ mod hash_grid;
 pub(crate) use cell::{CellSize, cell_size_for, parent};
 pub(crate) use grid_box::GridBox;
 pub(crate) use hash_grid::{HashGrid, MAX_ITEMS, morton};
+
+/// Seeded test boxes: sizes from 0.01 to 100 (log-uniform), 5% flat.
+#[cfg(test)]
+pub(crate) fn random_boxes(n: usize, seed: u64, spread: f64) -> Vec<crate::aabb::Aabb<3>> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let c: [f64; 3] = std::array::from_fn(|_| rng.random_range(-spread..spread));
+            let e: [f64; 3] = std::array::from_fn(|_| 10f64.powf(rng.random_range(-2.0..2.0)));
+            let flat = rng.random_bool(0.05);
+            crate::aabb::Aabb { min: c, max: std::array::from_fn(|i| if flat && i == 0 { c[i] } else { c[i] + e[i] }) }
+        })
+        .collect()
+}

@@ -75,10 +75,10 @@ pub fn overlaps<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
     let ab = Relative::new(a, b);
     if relative_velocity_is_zero(a, b) {
         let witness = || ab.has_vertex_inside(a.kind(), 0.0) || Relative::new(b, a).has_vertex_inside(b.kind(), 0.0);
-        solve_static(a.kind(), &ab, witness).is_ok()
+        eliminate(a.kind(), &ab, false, witness).is_ok()
     } else {
         let witness = || ab.has_vertex_inside(a.kind(), 0.0) || ab.has_vertex_inside(a.kind(), 1.0);
-        decide_moving(a.kind(), &ab, witness).is_ok()
+        eliminate(a.kind(), &ab, true, witness).is_ok()
     }
 }
 
@@ -105,10 +105,11 @@ pub fn intersect<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Intersect
     let (aabb, time) = if relative_velocity_is_zero(a, b) {
         let ba = Relative::new(b, a);
         let witness = || ab.has_vertex_inside(a.kind(), 0.0) || ba.has_vertex_inside(b.kind(), 0.0);
-        solve_static(a.kind(), &ab, witness).ok()?;
-        (exact_box::static_box(a, b, &ab, &ba).map(|bx| sweep(bx, &a.velocity())), [0.0, 1.0])
+        eliminate(a.kind(), &ab, false, witness).ok()?;
+        (exact_box::static_box(a, b, &ab, &ba).map(|bx| bx.swept(&a.velocity())), [0.0, 1.0])
     } else {
-        let time = solve_moving(a.kind(), &ab).ok()?;
+        let bounds = eliminate(a.kind(), &ab, true, || false).ok()?;
+        let time = [bounds.lo[D], bounds.hi[D]];
         (exact_box::swept_box(a, b, &ab, &Relative::new(b, a)), time)
     };
     // The vertices of an intersection with an interior cannot all be lost to
@@ -117,48 +118,25 @@ pub fn intersect<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Intersect
     Some(Intersection { aabb, time })
 }
 
-/// FM elimination for frames at rest relative to each other; `witness` is
-/// tried once the initial rows are built (they reject most separated pairs
-/// more cheaply).
+/// FM elimination of the pair's system, with time as the last variable
+/// when `moving`; `witness` is tried once the initial rows are built (they
+/// reject most separated pairs more cheaply). On success the bounds hold the
+/// exact range of the last variable.
 #[inline(always)]
-fn solve_static<const D: usize>(
+fn eliminate<const D: usize>(
     a_kind: FrameKind,
     ab: &Relative<D>,
+    moving: bool,
     witness: impl FnOnce() -> bool,
-) -> Result<(), Infeasible> {
+) -> Result<Bounds, Infeasible> {
     let () = Frame::<D>::SUPPORTED;
     let mut bounds = Bounds::UNIT;
-    match D {
-        2 => decide::<D, 2>(a_kind, ab, &mut bounds, witness),
-        _ => decide::<D, 3>(a_kind, ab, &mut bounds, witness),
-    }
-}
-
-/// FM elimination with time as the last variable, deciding only.
-#[inline(always)]
-fn decide_moving<const D: usize>(
-    a_kind: FrameKind,
-    ab: &Relative<D>,
-    witness: impl FnOnce() -> bool,
-) -> Result<(), Infeasible> {
-    let () = Frame::<D>::SUPPORTED;
-    let mut bounds = Bounds::UNIT;
-    match D {
-        2 => decide::<D, 3>(a_kind, ab, &mut bounds, witness),
+    match (D, moving) {
+        (2, false) => decide::<D, 2>(a_kind, ab, &mut bounds, witness),
+        (2, true) | (_, false) => decide::<D, 3>(a_kind, ab, &mut bounds, witness),
         _ => decide::<D, 4>(a_kind, ab, &mut bounds, witness),
-    }
-}
-
-/// FM elimination with time as the last variable: the exact contact interval.
-#[inline(always)]
-fn solve_moving<const D: usize>(a_kind: FrameKind, ab: &Relative<D>) -> Result<[f64; 2], Infeasible> {
-    let () = Frame::<D>::SUPPORTED;
-    let mut bounds = Bounds::UNIT;
-    match D {
-        2 => decide::<D, 3>(a_kind, ab, &mut bounds, || false),
-        _ => decide::<D, 4>(a_kind, ab, &mut bounds, || false),
     }?;
-    Ok([bounds.lo[D], bounds.hi[D]])
+    Ok(bounds)
 }
 
 /// Builds and solves the system with `V` variables, accepting early when
@@ -180,18 +158,6 @@ fn decide<const D: usize, const V: usize>(
 
 fn relative_velocity_is_zero<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
     a.velocity() == b.velocity()
-}
-
-/// Box swept by `bx` translating by `v`.
-fn sweep<const D: usize>(mut bx: Aabb<D>, v: &[f64; D]) -> Aabb<D> {
-    for i in 0..D {
-        if v[i] < 0.0 {
-            bx.min[i] += v[i];
-        } else {
-            bx.max[i] += v[i];
-        }
-    }
-    bx
 }
 
 /// Orders a pair so both argument orders run identical arithmetic. A

@@ -19,7 +19,6 @@
 use rayon::prelude::*;
 
 use super::{BodyHandle, World};
-use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactEvent};
 use crate::error::WorldError;
 use crate::frame::Frame;
@@ -122,7 +121,7 @@ impl<const D: usize> World<D> {
     fn build_moving_grid(&mut self) {
         let shift = &self.body_shift;
         let boxes =
-            self.moving.frames.iter().zip(&self.moving.meta).map(|(f, m)| sweep(f.aabb(), &shift[m.rank as usize]));
+            self.moving.frames.iter().zip(&self.moving.meta).map(|(f, m)| f.aabb().swept(&shift[m.rank as usize]));
         self.moving_grid.build(self.cell, boxes);
     }
 
@@ -236,17 +235,4 @@ impl<const D: usize> World<D> {
             self.moving_fresh = false;
         }
     }
-}
-
-/// `b` swept by the displacement `d`.
-#[inline(always)]
-fn sweep<const D: usize>(mut b: Aabb<D>, d: &[f64; D]) -> Aabb<D> {
-    for i in 0..D {
-        if d[i] < 0.0 {
-            b.min[i] += d[i];
-        } else {
-            b.max[i] += d[i];
-        }
-    }
-    b
 }
