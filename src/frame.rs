@@ -430,7 +430,8 @@ impl<const D: usize> Frame<D> {
         crate::math::mul_rows(&self.inv, &sub(p, &self.origin))
     }
 
-    /// True when the world point `p` lies in the closed frame at time `t`.
+    /// True when the world point `p` lies in the closed frame at time `t`,
+    /// within 1e-12 in local coordinates (a fraction of the frame's size).
     ///
     /// ```
     /// # use fmbgrid::Frame2;

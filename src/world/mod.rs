@@ -539,8 +539,9 @@ impl<const D: usize> World<D> {
         }
     }
 
+    /// Marks the store of `motion` for compaction (and, for fixed frames,
+    /// the static grid for a rebuild) at the next step.
     fn mark_changed(&mut self, motion: Motion) {
-        // (Marks the store of `motion` for compaction at the next step.)
         match motion {
             Motion::Fixed => self.fixed_fresh = false,
             Motion::Moving => self.moving_fresh = false,

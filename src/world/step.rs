@@ -211,8 +211,8 @@ impl<const D: usize> World<D> {
         self.events.sort_unstable();
     }
 
+    /// Bodies removed since the previous step get no `Ended` event.
     fn is_live(&self, h: BodyHandle) -> bool {
-        // (Bodies removed since the previous step get no `Ended` event.)
         self.stored(h).is_ok()
     }
 
