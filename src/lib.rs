@@ -39,12 +39,18 @@
 pub mod aabb;
 mod contact;
 pub mod error;
+#[cfg(feature = "cli")]
+pub mod export;
 pub mod frame;
 mod grid;
 mod math;
+#[cfg(feature = "mesh")]
+pub mod mesh;
 pub mod narrow;
 mod pairs;
 pub mod sat;
+#[cfg(feature = "mesh")]
+pub mod scene;
 pub mod world;
 
 /// The README's examples, compiled and run as doctests.

@@ -51,7 +51,9 @@ pub(crate) fn for_each_candidate<const D: usize>(
     range: Range<usize>,
     mut f: impl FnMut(u32, Partner),
 ) {
-    debug_assert_eq!(moving.size(), fixed.size());
+    // An invariant of the world (both grids are rebuilt on a size change), not
+    // of user data: checked in every build, it costs one comparison a chunk.
+    assert_eq!(moving.size(), fixed.size(), "grids with different cell sizes");
     let size = moving.size();
     let entries = moving.entries();
     for at in range {

@@ -519,3 +519,17 @@ fn refused_step_keeps_the_cell_size() {
     assert_eq!(refused(&mut w, |w| w.step(1.0).map(|c| c.len())), WorldError::OutOfRange(ball));
     assert_eq!(w.cell_size(), cell, "cell size changed by a refused step");
 }
+
+/// A world of moving bodies only picks its cell size from them; the empty
+/// static grid must follow, or the candidate pass (which walks between the
+/// grids by cell coordinates) trips its consistency check in debug builds.
+#[test]
+fn moving_only_world_keeps_both_grids_on_one_cell_size() {
+    let mut w = World3::new(WorldConfig::default());
+    w.insert(Body::moving(vec![Frame3::from_aabb([0.0; 3], [2.0; 3]).unwrap()])).unwrap();
+    w.step(0.1).unwrap();
+    let b = w.insert(Body::moving(vec![Frame3::from_aabb([1.0; 3], [9.0; 3]).unwrap()])).unwrap();
+    assert_eq!(w.step(0.1).unwrap().len(), 1);
+    w.remove(b).unwrap();
+    assert!(w.step(0.1).unwrap().is_empty());
+}

@@ -595,6 +595,11 @@ impl<const D: usize> World<D> {
             }
             self.moving_fresh = true;
         }
+        // Both grids must share the cell size (the candidate pass walks from
+        // one to the other by cell coordinates), even an empty static grid.
+        if *self.static_grid.size() != self.cell {
+            self.static_grid.build(self.cell, self.fixed.frames.iter().map(|f| f.aabb()));
+        }
     }
 
     /// Compacts and spatially orders one store, updating the bodies' indices.

@@ -1,0 +1,63 @@
+//! 3D snapshots as ASCII PLY.
+
+use std::fmt::Write;
+
+use super::{BOX_EDGES, box_corners, triangles, vertices};
+use crate::scene::Snapshot;
+
+const HIT: [u8; 3] = [228, 87, 46];
+const IDLE: [u8; 3] = [170, 170, 170];
+const BOX: [u8; 3] = [31, 79, 209];
+
+/// The snapshot as an ASCII PLY: every frame's surface triangles
+/// (`face`), the colliding frames' vertices red and the others grey
+/// (per-vertex colour), then the intersection boxes' corners and their
+/// wireframe as `edge` elements (blue).
+pub fn ply(s: &Snapshot<3>) -> String {
+    let frame_vertices: usize = s.frames.iter().map(|f| f.vertex_count()).sum();
+    let faces: usize = s.frames.iter().map(|f| triangles(f).len()).sum();
+    let box_vertices = 8 * s.contacts.len();
+    let mut out = String::with_capacity(40 * (frame_vertices + box_vertices) + 16 * faces);
+    let _ = write!(
+        out,
+        "ply\nformat ascii 1.0\ncomment fmbgrid scene {} step {}: {} frames, {} contacts\n\
+         element vertex {}\nproperty float x\nproperty float y\nproperty float z\n\
+         property uchar red\nproperty uchar green\nproperty uchar blue\n\
+         element face {faces}\nproperty list uchar int vertex_indices\n\
+         element edge {}\nproperty int vertex1\nproperty int vertex2\n\
+         property uchar red\nproperty uchar green\nproperty uchar blue\nend_header\n",
+        s.scene.replace('\n', " "),
+        s.step,
+        s.frames.len(),
+        s.contacts.len(),
+        frame_vertices + box_vertices,
+        12 * s.contacts.len(),
+    );
+    let point = |out: &mut String, p: [f64; 3], c: [u8; 3]| {
+        let _ = writeln!(out, "{} {} {} {} {} {}", p[0] as f32, p[1] as f32, p[2] as f32, c[0], c[1], c[2]);
+    };
+    for (f, &hit) in s.frames.iter().zip(&s.colliding) {
+        for p in vertices(f) {
+            point(&mut out, p, if hit { HIT } else { IDLE });
+        }
+    }
+    for c in &s.contacts {
+        for p in box_corners(c.aabb.min, c.aabb.max) {
+            point(&mut out, p, BOX);
+        }
+    }
+    let mut base = 0;
+    for f in &s.frames {
+        for [a, b, c] in triangles(f) {
+            let _ = writeln!(out, "3 {} {} {}", base + a, base + b, base + c);
+        }
+        base += f.vertex_count();
+    }
+    for _ in &s.contacts {
+        for (a, b) in BOX_EDGES {
+            let _ = writeln!(out, "{} {} {} {} {}", base + a, base + b, BOX[0], BOX[1], BOX[2]);
+        }
+        base += 8;
+    }
+    out
+}

@@ -1,0 +1,187 @@
+//! `fmbgrid`: runs a scene file and prints what it measured.
+//!
+//! ```text
+//! fmbgrid                       # runs assets/scenes/default.toml
+//! fmbgrid run SCENE.toml [--steps N] [--threads T] [--json FILE]
+//!                        [--export DIR] [--export-steps a,b,c] [--quiet]
+//! ```
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use fmbgrid::export::Exporter;
+use fmbgrid::scene::{Observer, RunOptions, Scene, Snapshot, Summary, run};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Collision detection for frames (FMB + hashed grid): runs scene files.
+#[derive(Parser, Debug)]
+#[command(name = "fmbgrid", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Builds a scene from a TOML file and steps it, timing every step.
+    Run(RunArgs),
+}
+
+#[derive(Args, Debug, Default)]
+struct RunArgs {
+    /// The scene file (see `fmbgrid::scene` for the format).
+    path: PathBuf,
+    /// Steps to run (default: the scene's `steps`).
+    #[arg(long)]
+    steps: Option<usize>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Also write the summary as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write pictures (2D: SVG + PNG, 3D: PLY + PNG) into this folder.
+    #[arg(long, value_name = "DIR")]
+    export: Option<PathBuf>,
+    /// 1-based steps to export (default: the last).
+    #[arg(long, value_delimiter = ',', value_name = "a,b,c")]
+    export_steps: Vec<usize>,
+    /// No progress bar and no table (errors still go to stderr).
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// The default scene: next to the crate when run with cargo, else in the
+/// current folder.
+fn default_scene() -> PathBuf {
+    let crate_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes/default.toml");
+    if crate_root.exists() { crate_root } else { PathBuf::from("assets/scenes/default.toml") }
+}
+
+/// Progress bar plus exporter.
+struct Hooks {
+    bar: Option<ProgressBar>,
+    exporter: Option<Exporter>,
+}
+
+impl Observer for Hooks {
+    fn progress(&mut self, done: usize, _total: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done as u64);
+        }
+    }
+
+    fn snapshot_2d(&mut self, snapshot: &Snapshot<2>) -> Result<(), String> {
+        self.exporter.as_mut().map_or(Ok(()), |e| e.snapshot_2d(snapshot))
+    }
+
+    fn snapshot_3d(&mut self, snapshot: &Snapshot<3>) -> Result<(), String> {
+        self.exporter.as_mut().map_or(Ok(()), |e| e.snapshot_3d(snapshot))
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let args = match cli.command {
+        Some(Command::Run(args)) => args,
+        None => RunArgs { path: default_scene(), ..RunArgs::default() },
+    };
+    match execute(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn execute(args: &RunArgs) -> Result<(), String> {
+    match args.threads {
+        Some(0) => Err("--threads must be at least 1".into()),
+        #[cfg(feature = "parallel")]
+        Some(t) => {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| e.to_string())?;
+            pool.install(|| execute_here(args))
+        }
+        #[cfg(not(feature = "parallel"))]
+        Some(t) if t > 1 => Err("--threads needs the `parallel` feature".into()),
+        _ => execute_here(args),
+    }
+}
+
+fn execute_here(args: &RunArgs) -> Result<(), String> {
+    let scene = Scene::load(&args.path).map_err(|e| e.to_string())?;
+    let steps = args.steps.unwrap_or(scene.steps());
+    let mut export_steps = args.export_steps.clone();
+    if let Some(&bad) = export_steps.iter().find(|&&k| k == 0 || k > steps) {
+        return Err(format!("--export-steps: step {bad} is not among the steps run (1 to {steps})"));
+    }
+    if args.export.is_some() && export_steps.is_empty() {
+        export_steps.push(steps);
+    }
+    if !args.quiet {
+        eprintln!(
+            "{}: {}D, {} bodies from {} entries, {} steps of dt = {}",
+            scene.file().display(),
+            scene.dimension(),
+            scene.body_count(),
+            scene.spec().bodies.len(),
+            steps,
+            scene.dt()
+        );
+    }
+    let show_bar = !args.quiet && std::io::stderr().is_terminal() && steps >= 10;
+    let bar = show_bar.then(|| {
+        let bar = ProgressBar::with_draw_target(Some(steps as u64), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps ({eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    });
+    let mut hooks = Hooks { bar, exporter: args.export.as_ref().map(Exporter::new) };
+    let options = RunOptions { steps: Some(steps), snapshot_steps: export_steps };
+    let summary = run(&scene, &options, &mut hooks);
+    if let Some(bar) = &hooks.bar {
+        bar.finish_and_clear();
+    }
+    let summary = summary.map_err(|e| e.to_string())?;
+    if !args.quiet {
+        print_table(&summary);
+        if let Some(e) = &hooks.exporter {
+            for f in e.written() {
+                println!("wrote {}", f.display());
+            }
+        }
+    }
+    if let Some(path) = &args.json {
+        let json = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
+        std::fs::write(path, json + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn print_table(s: &Summary) {
+    let rows: [(&str, String); 12] = [
+        ("scene", format!("{} ({}D)", s.scene, s.dimension)),
+        ("bodies", s.bodies.to_string()),
+        ("frames", s.frames.to_string()),
+        ("degenerate skipped", format!("{} (invalid: {})", s.degenerate_skipped, s.invalid_skipped)),
+        ("steps", format!("{} (dt = {})", s.steps, s.dt)),
+        ("pairs per step", format!("mean {:.2}, max {}", s.pairs_mean, s.pairs_max)),
+        ("ms per step", format!("min {:.3}, median {:.3}, max {:.3}", s.ms_min, s.ms_median, s.ms_max)),
+        ("ns per frame", format!("{:.1} (median step)", s.ns_per_frame)),
+        ("total", format!("{:.1} ms stepping, {:.1} ms building", s.ms_total, s.build_ms)),
+        ("cell size", format!("{:.4}", s.cell_size)),
+        ("broad phase memory", format!("{:.2} MiB", s.broad_phase_bytes as f64 / (1024.0 * 1024.0))),
+        ("threads", s.threads.to_string()),
+    ];
+    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    for (k, v) in rows {
+        println!("{k:<width$}  {v}");
+    }
+}

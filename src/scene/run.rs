@@ -1,0 +1,238 @@
+//! Running a scene: the core of the `fmbgrid` runner, timing every step.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::{BuildReport, Scene, SceneError};
+use crate::{Contact, Frame, FrameId, Motion, World};
+
+/// How to run a scene.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunOptions {
+    /// Steps to run (default: the scene's `steps`).
+    pub steps: Option<usize>,
+    /// 1-based steps at which a [`Snapshot`] is handed to the observer.
+    pub snapshot_steps: Vec<usize>,
+}
+
+/// The frames of a world at the start of a step and that step's contacts:
+/// what the exporters draw.
+#[derive(Clone, Debug)]
+pub struct Snapshot<const D: usize> {
+    /// The scene's name.
+    pub scene: String,
+    /// 1-based step number.
+    pub step: usize,
+    /// Every frame, placed, at the start of the step (at rest).
+    pub frames: Vec<Frame<D>>,
+    /// Per frame: does it intersect another one during the step?
+    pub colliding: Vec<bool>,
+    /// The step's contacts (their boxes are swept over the step).
+    pub contacts: Vec<Contact<D>>,
+}
+
+/// Hooks called by [`run`]: progress and snapshots. Every method does
+/// nothing by default; `()` is the silent observer.
+pub trait Observer {
+    /// After each step: `done` of `total` steps.
+    fn progress(&mut self, done: usize, total: usize) {
+        let _ = (done, total);
+    }
+
+    /// A snapshot of a 2D scene was taken.
+    ///
+    /// # Errors
+    /// A message that stops the run.
+    fn snapshot_2d(&mut self, snapshot: &Snapshot<2>) -> Result<(), String> {
+        let _ = snapshot;
+        Ok(())
+    }
+
+    /// A snapshot of a 3D scene was taken.
+    ///
+    /// # Errors
+    /// A message that stops the run.
+    fn snapshot_3d(&mut self, snapshot: &Snapshot<3>) -> Result<(), String> {
+        let _ = snapshot;
+        Ok(())
+    }
+}
+
+impl Observer for () {}
+
+/// What a run measured (also written as JSON by `fmbgrid run --json`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Summary {
+    /// The scene's name.
+    pub scene: String,
+    /// 2 or 3.
+    pub dimension: usize,
+    /// Bodies in the world.
+    pub bodies: usize,
+    /// Frames in the world.
+    pub frames: usize,
+    /// Mesh elements skipped as degenerate.
+    pub degenerate_skipped: usize,
+    /// Mesh elements skipped as invalid.
+    pub invalid_skipped: usize,
+    /// Steps run.
+    pub steps: usize,
+    /// Time step.
+    pub dt: f64,
+    /// Intersecting frame pairs per step, mean.
+    pub pairs_mean: f64,
+    /// Intersecting frame pairs per step, maximum.
+    pub pairs_max: usize,
+    /// Fastest step, milliseconds.
+    pub ms_min: f64,
+    /// Median step, milliseconds.
+    pub ms_median: f64,
+    /// Slowest step, milliseconds (the first step builds the static grid).
+    pub ms_max: f64,
+    /// All steps, milliseconds.
+    pub ms_total: f64,
+    /// Median step time per frame, nanoseconds.
+    pub ns_per_frame: f64,
+    /// Building the world (assets included), milliseconds.
+    pub build_ms: f64,
+    /// The grid's base cell size after the run.
+    pub cell_size: f64,
+    /// Bytes held by the broad phase after the run.
+    pub broad_phase_bytes: usize,
+    /// Threads available to the world (1 without the `parallel` feature).
+    pub threads: usize,
+}
+
+/// Builds and runs a scene for `options.steps` steps (default: the
+/// scene's), timing each step alone; hands snapshots to `observer`.
+///
+/// ```
+/// use fmbgrid::scene::{RunOptions, Scene, run};
+/// let scene = Scene::parse(
+///     "dimension = 2\ndt = 0.1\nsteps = 3\n\
+///      [[body]]\nshape = \"aabb\"\nmin = [0.0, 0.0]\nmax = [10.0, 1.0]\nmotion = \"fixed\"\n\
+///      [[body]]\nshape = \"box\"\nhalf_extents = [1.0, 1.0]\nposition = [5.0, 1.5]\n",
+///     ".",
+/// )?;
+/// let summary = run(&scene, &RunOptions::default(), &mut ())?;
+/// assert_eq!((summary.steps, summary.bodies, summary.pairs_max), (3, 2, 1));
+/// # Ok::<(), fmbgrid::scene::SceneError>(())
+/// ```
+///
+/// # Errors
+/// As [`Scene::build_3d`], [`SceneError::Step`] when the world refuses a
+/// step, [`SceneError::Invalid`] when the observer fails.
+pub fn run(scene: &Scene, options: &RunOptions, observer: &mut dyn Observer) -> Result<Summary, SceneError> {
+    if scene.dimension() == 2 {
+        let (world, report) = scene.build_2d_report()?;
+        run_world(scene, world, report, options, observer, |o, s| o.snapshot_2d(s))
+    } else {
+        let (world, report) = scene.build_3d_report()?;
+        run_world(scene, world, report, options, observer, |o, s| o.snapshot_3d(s))
+    }
+}
+
+fn run_world<const D: usize>(
+    scene: &Scene,
+    mut world: World<D>,
+    report: BuildReport,
+    options: &RunOptions,
+    observer: &mut dyn Observer,
+    hand: impl Fn(&mut dyn Observer, &Snapshot<D>) -> Result<(), String>,
+) -> Result<Summary, SceneError> {
+    let steps = options.steps.unwrap_or(scene.steps());
+    let moving: Vec<_> = world.bodies().filter(|(_, b)| b.motion() == Motion::Moving).map(|(h, _)| h).collect();
+    let mut times = Vec::with_capacity(steps);
+    let mut pairs = Vec::with_capacity(steps);
+    for step in 1..=steps {
+        if let Some(every) = scene.spec.reverse_every
+            && step > 1
+            && (step - 1).is_multiple_of(every)
+        {
+            for &h in &moving {
+                // Listed from the world just above; moving: cannot fail.
+                if let Ok(v) = world.body(h).map(|b| b.velocity()) {
+                    let _ = world.set_velocity(h, v.map(|x| -x));
+                }
+            }
+        }
+        let snap = options.snapshot_steps.contains(&step);
+        let frames = if snap { placed_frames(&world) } else { Vec::new() };
+        let started = Instant::now();
+        let contacts =
+            world.step(scene.dt()).map_err(|source| SceneError::Step { file: scene.file.clone(), step, source })?;
+        times.push(started.elapsed().as_secs_f64() * 1e3);
+        pairs.push(contacts.len());
+        if snap {
+            let index: HashMap<FrameId, usize> = frames.iter().enumerate().map(|(i, (id, _))| (*id, i)).collect();
+            let mut colliding = vec![false; frames.len()];
+            for c in contacts {
+                for id in [c.a, c.b] {
+                    if let Some(&i) = index.get(&id) {
+                        colliding[i] = true;
+                    }
+                }
+            }
+            let snapshot = Snapshot {
+                scene: scene.name().to_string(),
+                step,
+                frames: frames.into_iter().map(|(_, f)| f).collect(),
+                colliding,
+                contacts: contacts.to_vec(),
+            };
+            hand(observer, &snapshot).map_err(|m| scene.invalid("", format!("step {step}: {m}")))?;
+        }
+        observer.progress(step, steps);
+    }
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+    Ok(Summary {
+        scene: scene.name().to_string(),
+        dimension: D,
+        bodies: report.bodies,
+        frames: report.frames,
+        degenerate_skipped: report.degenerate,
+        invalid_skipped: report.invalid,
+        steps,
+        dt: scene.dt(),
+        pairs_mean: pairs.iter().sum::<usize>() as f64 / steps.max(1) as f64,
+        pairs_max: pairs.iter().copied().max().unwrap_or(0),
+        ms_min: sorted.first().copied().unwrap_or(0.0),
+        ms_median: median,
+        ms_max: sorted.last().copied().unwrap_or(0.0),
+        ms_total: times.iter().sum(),
+        ns_per_frame: median * 1e6 / report.frames.max(1) as f64,
+        build_ms: report.build_ms,
+        cell_size: world.cell_size(),
+        broad_phase_bytes: world.broad_phase_memory(),
+        threads: threads(),
+    })
+}
+
+fn threads() -> usize {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
+    }
+}
+
+/// Every frame of the world with its id, placed at its body's pose.
+fn placed_frames<const D: usize>(world: &World<D>) -> Vec<(FrameId, Frame<D>)> {
+    let mut out = Vec::new();
+    for (h, body) in world.bodies() {
+        for index in 0..body.frames().len() as u32 {
+            let id = FrameId { body: h, index };
+            if let Ok(f) = world.frame(id) {
+                out.push((id, f));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,224 @@
+//! Scene files, the runner's core and the exporters.
+#![cfg(feature = "cli")]
+
+use std::path::{Path, PathBuf};
+
+use fmbgrid::export::{self, Exporter};
+use fmbgrid::scene::{RunOptions, Scene, SceneError, Summary, run};
+
+fn scenes_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes")
+}
+
+fn shipped(name: &str) -> Scene {
+    Scene::load(scenes_dir().join(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A fresh folder under target/ for a test's files.
+fn out_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-scenes").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn parse_err(text: &str) -> String {
+    Scene::parse(text, ".").map(|_| ()).unwrap_err().to_string()
+}
+
+#[test]
+fn every_shipped_scene_parses() {
+    let mut names: Vec<String> = std::fs::read_dir(scenes_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    names.sort();
+    for required in
+        ["bunny_rain.toml", "boxes_100k.toml", "boxes_2d.toml", "default.toml", "dragons_pass.toml", "tets_mixed.toml"]
+    {
+        assert!(names.iter().any(|n| n == required), "{required} missing from {names:?}");
+    }
+    for n in &names {
+        let scene = shipped(n);
+        assert!(scene.body_count() > 0, "{n}");
+        assert!(scene.steps() > 0, "{n}");
+    }
+    let big = shipped("boxes_100k.toml");
+    assert_eq!((big.dimension(), big.body_count()), (3, 100_000));
+    assert_eq!(shipped("boxes_2d.toml").dimension(), 2);
+    assert_eq!(shipped("bunny_rain.toml").asset_count(), 1);
+    assert_eq!(shipped("dragons_pass.toml").asset_count(), 2);
+}
+
+#[test]
+fn small_scenes_build() {
+    let (world, report) = shipped("default.toml").build_3d_report().unwrap();
+    assert_eq!((world.len(), report.frames), (417, 417));
+    let world = shipped("boxes_2d.toml").build_2d().unwrap();
+    assert_eq!(world.len(), 2004);
+    let world = shipped("tets_mixed.toml").build_3d().unwrap();
+    assert_eq!(world.len(), 10_000);
+    // Wrong dimension is refused.
+    assert!(shipped("boxes_2d.toml").build_3d().is_err());
+}
+
+#[test]
+fn assets_resolve_relative_to_the_scene() {
+    let text = "dimension = 3\ndt = 0.1\n[[body]]\nasset = \"../meshes/cube.obj\"\nthickness = 0.01\nscale = 2.0\n\
+                grid = { count = [2, 1, 1], spacing = [3.0, 0.0, 0.0] }\n";
+    let scene = Scene::parse(text, scenes_dir()).unwrap();
+    let (world, report) = scene.build_3d_report().unwrap();
+    assert_eq!(world.len(), 2);
+    assert!(report.frames >= 24, "{report:?}"); // 12 triangles per cube, or tetrahedra
+    let missing = Scene::parse("dimension = 3\ndt = 0.1\n\n[[body]]\nasset = \"nope.obj\"\n", scenes_dir()).unwrap();
+    let err = missing.build_3d().unwrap_err().to_string();
+    assert!(err.starts_with("<string>:4: body 0: "), "{err}");
+    assert!(err.contains("nope.obj"), "{err}");
+}
+
+#[test]
+fn scatter_is_deterministic() {
+    let scene = shipped("default.toml");
+    let frames = |w: &fmbgrid::World3| {
+        w.bodies().map(|(h, _)| w.frame(fmbgrid::FrameId { body: h, index: 0 }).unwrap().origin()).collect::<Vec<_>>()
+    };
+    assert_eq!(frames(&scene.build_3d().unwrap()), frames(&scene.build_3d().unwrap()));
+}
+
+#[test]
+fn malformed_scenes_name_the_line() {
+    // TOML syntax.
+    let e = parse_err("dimension = 3\ndt = 0.1\n[[body]\nshape = \"box\"\n");
+    assert!(e.starts_with("<string>:3: "), "{e}");
+    // Unknown key, on its line.
+    let e = parse_err("dimension = 3\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extent = [1.0, 1.0, 1.0]\n");
+    assert!(e.starts_with("<string>:5: unknown field `half_extent`"), "{e}");
+    // Unknown key at the top.
+    let e = parse_err("dimension = 3\ndt = 0.1\ngravity = 9.8\n");
+    assert!(e.starts_with("<string>:3: unknown field `gravity`"), "{e}");
+    // Wrong type.
+    let e = parse_err("dimension = 3\ndt = \"fast\"\n");
+    assert!(e.starts_with("<string>:2: "), "{e}");
+    // Unknown shape.
+    let e = parse_err("dimension = 3\ndt = 0.1\n[[body]]\nshape = \"sphere\"\n");
+    assert!(e.starts_with("<string>:4: unknown variant `sphere`"), "{e}");
+    // Bad numbers, with the body's index and the line of its header.
+    let e = parse_err(
+        "dimension = 3\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, 1.0, 1.0]\n\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, -1.0, 1.0]\n",
+    );
+    assert_eq!(e, "<string>:7: body 1: half_extents must be positive and finite, got -1.0");
+    let e = parse_err(
+        "dimension = 3\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, 1.0, 1.0]\nvelocity = [inf, 0.0, 0.0]\n",
+    );
+    assert_eq!(e, "<string>:3: body 0: velocity must be finite, got inf");
+    let e = parse_err("dimension = 3\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, 1.0]\n");
+    assert_eq!(e, "<string>:3: body 0: half_extents needs 3 numbers, got 2");
+    let e = parse_err(
+        "dimension = 2\ndt = 0.1\n[[body]]\nshape = \"tetrahedron\"\nvertices = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]\n",
+    );
+    assert!(e.contains("body 0: shape Tetrahedron does not exist in 2D"), "{e}");
+    let e = parse_err(
+        "dimension = 3\ndt = 0.1\n[[body]]\nshape = \"tetrahedron\"\nvertices = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 1.0]]\n",
+    );
+    assert!(e.starts_with("<string>:3: body 0: degenerate frame"), "{e}");
+    let e = parse_err(
+        "dimension = 3\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, 1.0, 1.0]\nmotion = \"fixed\"\nvelocity = [1.0, 0.0, 0.0]\n",
+    );
+    assert!(e.contains("a fixed body cannot have a velocity"), "{e}");
+    let e = parse_err("dimension = 3\ndt = 0.1\n[[body]]\nshape = \"box\"\nasset = \"a.obj\"\n");
+    assert!(e.contains("either `shape` or `asset`"), "{e}");
+    let e = parse_err(
+        "dimension = 3\ndt = 0.1\n[[body]]\nshape = \"aabb\"\nmin = [0.0, 0.0, 0.0]\nmax = [1.0, 1.0, 1.0]\nscatter = { count = 3, min = [0.0, 0.0, 0.0], max = [1.0, -1.0, 1.0] }\n",
+    );
+    assert!(e.contains("scatter.min[1] = 0 is above scatter.max[1] = -1"), "{e}");
+    // Scene-level values, on the key's line.
+    assert_eq!(parse_err("\ndimension = 4\ndt = 0.1\n"), "<string>:2: dimension must be 2 or 3, got 4");
+    assert_eq!(parse_err("dimension = 2\ndt = -0.1\n"), "<string>:2: dt must be finite and non-negative, got -0.1");
+    assert_eq!(
+        parse_err("dimension = 2\ndt = 0.1\ncell_size = nan\n"),
+        "<string>:3: cell_size must be positive and finite, got NaN"
+    );
+    // A missing file names it.
+    let missing = Scene::load("no/such/scene.toml").unwrap_err();
+    assert!(matches!(missing, SceneError::Io { .. }));
+    assert!(missing.to_string().starts_with("no/such/scene.toml: "), "{missing}");
+}
+
+#[test]
+fn runner_core_runs_the_default_scene() {
+    let scene = shipped("default.toml");
+    let summary: Summary = run(&scene, &RunOptions { steps: Some(20), snapshot_steps: vec![] }, &mut ()).unwrap();
+    assert_eq!((summary.steps, summary.bodies, summary.frames, summary.dimension), (20, 417, 417, 3));
+    assert!(summary.pairs_mean > 0.0 && summary.pairs_max >= summary.pairs_mean as usize);
+    assert!(summary.ms_min <= summary.ms_median && summary.ms_median <= summary.ms_max);
+    assert!(summary.cell_size > 0.0);
+    let json = serde_json::to_value(&summary).unwrap();
+    assert_eq!(json["bodies"], 417);
+}
+
+/// Width and height from a PNG's IHDR.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    (be(&bytes[16..20]), be(&bytes[20..24]))
+}
+
+#[test]
+fn export_2d_writes_svg_and_png() {
+    let scene = Scene::parse(
+        "name = \"two squares\"\ndimension = 2\ndt = 0.1\nsteps = 3\n\
+         [[body]]\nshape = \"aabb\"\nmin = [0.0, 0.0]\nmax = [2.0, 2.0]\nmotion = \"fixed\"\n\
+         [[body]]\nshape = \"box\"\nhalf_extents = [1.0, 1.0]\nposition = [2.5, 1.0]\nrotation = [0.3]\n\
+         [[body]]\nshape = \"triangle\"\nvertices = [[10.0, 0.0], [11.0, 0.0], [10.0, 1.0]]\n",
+        ".",
+    )
+    .unwrap();
+    let dir = out_dir("export_2d");
+    let mut exporter = Exporter::new(&dir);
+    run(&scene, &RunOptions { steps: None, snapshot_steps: vec![1, 3] }, &mut exporter).unwrap();
+    assert_eq!(exporter.written().len(), 4);
+    let svg = std::fs::read_to_string(dir.join("two_squares_step00003.svg")).unwrap();
+    assert!(svg.starts_with("<?xml") && svg.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(svg.trim_end().ends_with("</svg>"));
+    assert_eq!(svg.matches("<polygon").count(), 3);
+    assert_eq!(svg.matches("fill=\"#e4572e\"").count(), 2); // the two touching squares
+    assert_eq!(svg.matches("<rect x=").count(), 1); // one intersection box
+    let png = std::fs::read(dir.join("two_squares_step00001.png")).unwrap();
+    assert_eq!(png_size(&png), export::PNG_SIZE);
+}
+
+#[test]
+fn export_3d_writes_ply_and_png() {
+    let scene = shipped("default.toml");
+    let dir = out_dir("export_3d");
+    let mut exporter = Exporter::new(&dir);
+    let summary = run(&scene, &RunOptions { steps: Some(5), snapshot_steps: vec![5] }, &mut exporter).unwrap();
+    assert_eq!(exporter.written().len(), 2);
+    let ply = std::fs::read_to_string(dir.join("default_step00005.ply")).unwrap();
+    let header: Vec<&str> = ply.lines().take_while(|l| *l != "end_header").collect();
+    assert_eq!(&header[..2], ["ply", "format ascii 1.0"]);
+    let count = |element: &str| -> usize {
+        let prefix = format!("element {element} ");
+        header.iter().find_map(|l| l.strip_prefix(prefix.as_str())).unwrap().parse().unwrap()
+    };
+    let (vertices, faces, edges) = (count("vertex"), count("face"), count("edge"));
+    // 17 boxes (the ground and the crates) and 400 tetrahedra; 12 edges per contact box.
+    let contacts = edges / 12;
+    assert!(contacts > 0 && contacts <= summary.pairs_max);
+    assert_eq!(vertices, 17 * 8 + 400 * 4 + 8 * contacts);
+    assert_eq!(faces, 17 * 12 + 400 * 4);
+    let body = ply.lines().skip(header.len() + 1).collect::<Vec<_>>();
+    assert_eq!(body.len(), vertices + faces + edges);
+    assert!(body[..vertices].iter().any(|l| l.ends_with(" 228 87 46")), "no red (colliding) vertex");
+    assert!(body[vertices..vertices + faces].iter().all(|l| l.starts_with("3 ")));
+    let png = std::fs::read(dir.join("default_step00005.png")).unwrap();
+    assert_eq!(png_size(&png), export::PNG_SIZE);
+    // The picture decodes and is not blank.
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    reader.next_frame(&mut buf).unwrap();
+    assert!(buf.chunks(3).any(|p| p != [255, 255, 255]));
+}
