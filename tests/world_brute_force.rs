@@ -133,6 +133,15 @@ fn bodies_and_filters(frames: usize, dim: usize) -> SceneParams {
     }
 }
 
+fn large_bodies(frames: usize, dim: usize) -> SceneParams {
+    // Bodies of up to 150 frames (meshes, as far as the broad phase is
+    // concerned: above its 64-frame threshold, only frames reaching another
+    // body or a fixed frame enter the moving grid), packed so that bodies
+    // overlap one another.
+    let p = uniform(frames, dim);
+    SceneParams { max_frames_per_body: 150, fixed: 0.3, region: p.region * 0.2, ..p }
+}
+
 fn scenes<const D: usize>(seed: u64, frames: usize) {
     let d = D;
     run_seed::<D>("uniform", seed, &uniform(frames, d), WorldConfig::default());
@@ -141,6 +150,7 @@ fn scenes<const D: usize>(seed: u64, frames: usize) {
     run_seed::<D>("offset ±1e6", seed, &far(frames, d), WorldConfig::default());
     run_seed::<D>("huge and fast", seed, &huge_and_fast(frames, d), WorldConfig::default());
     run_seed::<D>("bodies, filters, fixed", seed, &bodies_and_filters(frames, d), WorldConfig::default());
+    run_seed::<D>("large bodies", seed, &large_bodies(frames, d), WorldConfig::default());
     run_seed::<D>("cell 100x smaller", seed, &uniform(frames / 2, d), WorldConfig::default().with_cell_size(0.0075));
     run_seed::<D>("cell 1000x larger", seed, &uniform(frames / 2, d), WorldConfig::default().with_cell_size(750.0));
 }
@@ -203,6 +213,16 @@ fn multi_frame_bodies_filters_and_fixed_3d() {
 #[test]
 fn multi_frame_bodies_filters_and_fixed_2d() {
     run::<2>("bodies, filters, fixed", 12, &bodies_and_filters(1500, 2), WorldConfig::default());
+}
+
+#[test]
+fn large_multi_frame_bodies_3d() {
+    run::<3>("large bodies", 1, &large_bodies(1500, 3), WorldConfig::default());
+}
+
+#[test]
+fn large_multi_frame_bodies_2d() {
+    run::<2>("large bodies", 1, &large_bodies(1500, 2), WorldConfig::default());
 }
 
 #[test]

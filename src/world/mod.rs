@@ -102,6 +102,15 @@ pub struct World<const D: usize> {
     moving: Store<D>,
     moving_bodies: Vec<u32>,
     moving_grid: HashGrid<D>,
+    /// Moving-grid item → moving-store index: the frames in the grid.
+    active: Vec<u32>,
+    /// Per moving body (by rank): frame count; the largest; swept boxes and
+    /// their grid (only built when some body is large).
+    body_frames: Vec<u32>,
+    largest_body: u32,
+    body_boxes: Vec<Aabb<D>>,
+    body_reaching: Vec<bool>,
+    body_grid: HashGrid<D>,
     /// Steps since the moving store was last put back in spatial order.
     unsorted_steps: u32,
     /// Per moving body (as `moving_bodies`): its displacement over the step.
@@ -148,6 +157,12 @@ impl<const D: usize> World<D> {
             moving: Store::default(),
             moving_bodies: Vec::new(),
             moving_grid: HashGrid::default(),
+            active: Vec::new(),
+            body_frames: Vec::new(),
+            largest_body: 0,
+            body_boxes: Vec::new(),
+            body_reaching: Vec::new(),
+            body_grid: HashGrid::default(),
             unsorted_steps: 0,
             body_shift: Vec::new(),
             chunks: Vec::new(),
@@ -519,6 +534,9 @@ impl<const D: usize> World<D> {
     pub fn broad_phase_memory(&self) -> usize {
         self.static_grid.memory()
             + self.moving_grid.memory()
+            + self.body_grid.memory()
+            + (self.active.capacity() + self.body_frames.capacity()) * 4
+            + self.body_boxes.capacity() * size_of::<Aabb<D>>()
             + self.fixed.meta_memory()
             + self.moving.meta_memory()
             + self.moving_bodies.capacity() * 4
@@ -589,10 +607,14 @@ impl<const D: usize> World<D> {
             self.moving_bodies.clear();
             self.moving_bodies.extend(self.moving.meta.iter().filter(|m| m.frame == 0).map(|m| m.slot));
             self.moving_bodies.sort_unstable();
+            self.body_frames.clear();
+            self.body_frames.resize(self.moving_bodies.len(), 0);
             for m in &mut self.moving.meta {
                 // Present: `moving_bodies` lists the slot of every moving frame.
                 m.rank = self.moving_bodies.binary_search(&m.slot).unwrap_or(0) as u32;
+                self.body_frames[m.rank as usize] += 1;
             }
+            self.largest_body = self.body_frames.iter().copied().max().unwrap_or(0);
             self.moving_fresh = true;
         }
         // Both grids must share the cell size (the candidate pass walks from

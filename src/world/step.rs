@@ -18,7 +18,9 @@
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
+use super::store::Meta;
 use super::{BodyHandle, World};
+use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactEvent};
 use crate::error::WorldError;
 use crate::frame::Frame;
@@ -29,6 +31,10 @@ use crate::pairs::{Partner, for_each_candidate};
 /// Moving-grid entries per parallel task: large enough to amortise
 /// scheduling, small enough to balance two to a few dozen threads.
 const CHUNK: usize = 1024;
+
+/// Bodies with at least this many frames get the body-level pruning of
+/// `build_moving_grid`.
+const LARGE_BODY: u32 = 64;
 
 /// Steps between re-sorts of the moving store along the Morton curve.
 const RESORT_STEPS: u32 = 32;
@@ -118,11 +124,57 @@ impl<const D: usize> World<D> {
     }
 
     /// Steps 2–3: swept boxes of the moving frames into the moving grid.
+    ///
+    /// Frames of a body with many frames (a mesh) sit in crowded cells next
+    /// to their own body's frames, which they never pair with: such a frame
+    /// enters the grid only if its box reaches another body's box or a fixed
+    /// frame. Otherwise it cannot pair with anything, so leaving it out
+    /// changes no answer.
     fn build_moving_grid(&mut self) {
         let shift = &self.body_shift;
-        let boxes =
-            self.moving.frames.iter().zip(&self.moving.meta).map(|(f, m)| f.aabb().swept(&shift[m.rank as usize]));
+        let swept = |f: &Frame<D>, m: &Meta| f.aabb().swept(&shift[m.rank as usize]);
+        self.active.clear();
+        if self.largest_body < LARGE_BODY {
+            self.active.extend(0..self.moving.len() as u32);
+        } else {
+            self.body_boxes.clear();
+            self.body_boxes.resize(self.moving_bodies.len(), Aabb::EMPTY);
+            for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
+                let r = m.rank as usize;
+                self.body_boxes[r] = self.body_boxes[r].union(&swept(f, m));
+            }
+            let mut bodies = std::mem::take(&mut self.body_grid);
+            bodies.build(self.cell, self.body_boxes.iter().copied());
+            // A large body whose box reaches nothing has no frame to test.
+            let mut reaching = std::mem::take(&mut self.body_reaching);
+            reaching.clear();
+            reaching.extend((0..self.body_boxes.len() as u32).map(|r| {
+                self.body_frames[r as usize] < LARGE_BODY
+                    || self.reaches_others(&bodies, &self.body_boxes[r as usize], r)
+            }));
+            for (i, (f, m)) in self.moving.frames.iter().zip(&self.moving.meta).enumerate() {
+                let r = m.rank as usize;
+                let small = self.body_frames[r] < LARGE_BODY;
+                if small || (reaching[r] && self.reaches_others(&bodies, &swept(f, m), m.rank)) {
+                    self.active.push(i as u32);
+                }
+            }
+            self.body_grid = bodies;
+            self.body_reaching = reaching;
+        }
+        let boxes = self.active.iter().map(|&i| swept(&self.moving.frames[i as usize], &self.moving.meta[i as usize]));
         self.moving_grid.build(self.cell, boxes);
+    }
+
+    /// True when box `b` of a frame of moving body `rank` overlaps another
+    /// moving body's box or a fixed frame's (grid boxes: a superset).
+    fn reaches_others(&self, bodies: &crate::grid::HashGrid<D>, b: &Aabb<D>, rank: u32) -> bool {
+        let mut hit = false;
+        bodies.query(b, |r| hit |= r != rank);
+        if !hit {
+            self.static_grid.query(b, |_| hit = true);
+        }
+        hit
     }
 
     /// Steps 4–6: candidates, FMB, contacts in deterministic order.
@@ -152,9 +204,12 @@ impl<const D: usize> World<D> {
         // The moving frame of the last entry, reused by its partners.
         let mut current: Option<(u32, Frame<D>)> = None;
         for_each_candidate(&self.moving_grid, &self.static_grid, entries, |i, partner| {
+            // Grid items are the active frames.
+            let i = self.active[i as usize];
             let me = &moving.meta[i as usize];
             let (other, other_frame) = match partner {
                 Partner::Moving(j) => {
+                    let j = self.active[j as usize];
                     let m = &moving.meta[j as usize];
                     (m, moving.frames[j as usize].moved(self.body_shift[m.rank as usize]))
                 }
