@@ -45,7 +45,7 @@ fn static_3d(c: &mut Criterion) {
         let mut g = c.benchmark_group(*name);
         g.throughput(Throughput::Elements(2 * N as u64));
         fmb_and_sat(&mut g, ps);
-        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer3::shape(a), peer3::shape(b))).collect();
+        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer3::peer(a), peer3::peer(b))).collect();
         g.bench_function("parry", |b| {
             b.iter(|| {
                 shapes.iter().filter(|(x, y)| peer3::test(black_box(x), black_box(y)) | peer3::test(y, x)).count()
@@ -65,13 +65,7 @@ fn moving_3d(c: &mut Criterion) {
         let mut g = c.benchmark_group(*name);
         g.throughput(Throughput::Elements(2 * N as u64));
         fmb_and_sat(&mut g, ps);
-        let shapes: Vec<_> = ps
-            .iter()
-            .map(|(a, b)| {
-                let ((pa, sa), (pb, sb)) = (peer3::shape(a), peer3::shape(b));
-                ((pa, sa, peer3::velocity(a)), (pb, sb, peer3::velocity(b)))
-            })
-            .collect();
+        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer3::peer(a), peer3::peer(b))).collect();
         g.bench_function("parry", |b| {
             b.iter(|| {
                 shapes.iter().filter(|(x, y)| peer3::cast(black_box(x), black_box(y)) | peer3::cast(y, x)).count()
@@ -93,7 +87,7 @@ fn planar(c: &mut Criterion) {
         g.throughput(Throughput::Elements(2 * N as u64));
         fmb_and_sat(&mut g, ps);
         if !name.contains("moving") {
-            let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer2::shape(a), peer2::shape(b))).collect();
+            let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer2::peer(a), peer2::peer(b))).collect();
             g.bench_function("parry", |b| {
                 b.iter(|| {
                     shapes.iter().filter(|(x, y)| peer2::test(black_box(x), black_box(y)) | peer2::test(y, x)).count()

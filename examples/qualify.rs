@@ -77,76 +77,35 @@ macro_rules! measure {
         let n = 2 * ps.len();
         let hits = count(&ps, |a, b| overlaps(a, b));
         let sat_hits = count(&ps, |a, b| sat::overlaps(a, b));
-        let parry_row;
-        if $moving {
-            let shapes: Vec<_> = ps
-                .iter()
-                .map(|(a, b)| {
-                    let (pa, sa) = $peer::shape(a);
-                    let (pb, sb) = $peer::shape(b);
-                    ((pa, sa, $peer::velocity(a)), (pb, sb, $peer::velocity(b)))
-                })
-                .collect();
-            let parry_hits: usize =
-                shapes.iter().map(|(a, b)| usize::from($peer::cast(a, b)) + usize::from($peer::cast(b, a))).sum();
-            let t = time_methods(
-                n,
-                $samples,
-                &mut [
-                    &mut || count(&ps, |a, b| overlaps(a, b)),
-                    &mut || {
-                        ps.iter()
-                            .map(|(a, b)| {
-                                usize::from(intersect(black_box(a), black_box(b)).is_some())
-                                    + usize::from(intersect(black_box(b), black_box(a)).is_some())
-                            })
-                            .sum()
-                    },
-                    &mut || count(&ps, |a, b| sat::overlaps(a, b)),
-                    &mut || {
-                        shapes
-                            .iter()
-                            .map(|(a, b)| {
-                                usize::from($peer::cast(black_box(a), black_box(b)))
-                                    + usize::from($peer::cast(black_box(b), black_box(a)))
-                            })
-                            .sum()
-                    },
-                ],
-            );
-            parry_row = (parry_hits, t);
-        } else {
-            let shapes: Vec<_> = ps.iter().map(|(a, b)| ($peer::shape(a), $peer::shape(b))).collect();
-            let parry_hits: usize =
-                shapes.iter().map(|(a, b)| usize::from($peer::test(a, b)) + usize::from($peer::test(b, a))).sum();
-            let t = time_methods(
-                n,
-                $samples,
-                &mut [
-                    &mut || count(&ps, |a, b| overlaps(a, b)),
-                    &mut || {
-                        ps.iter()
-                            .map(|(a, b)| {
-                                usize::from(intersect(black_box(a), black_box(b)).is_some())
-                                    + usize::from(intersect(black_box(b), black_box(a)).is_some())
-                            })
-                            .sum()
-                    },
-                    &mut || count(&ps, |a, b| sat::overlaps(a, b)),
-                    &mut || {
-                        shapes
-                            .iter()
-                            .map(|(a, b)| {
-                                usize::from($peer::test(black_box(a), black_box(b)))
-                                    + usize::from($peer::test(black_box(b), black_box(a)))
-                            })
-                            .sum()
-                    },
-                ],
-            );
-            parry_row = (parry_hits, t);
-        }
-        let (parry_hits, t) = parry_row;
+        let shapes: Vec<_> = ps.iter().map(|(a, b)| ($peer::peer(a), $peer::peer(b))).collect();
+        // Moving pairs: time of impact within the step; static ones: the boolean test.
+        let parry = |a: &_, b: &_| if $moving { $peer::cast(a, b) } else { $peer::test(a, b) };
+        let parry_hits: usize = shapes.iter().map(|(a, b)| usize::from(parry(a, b)) + usize::from(parry(b, a))).sum();
+        let t = time_methods(
+            n,
+            $samples,
+            &mut [
+                &mut || count(&ps, |a, b| overlaps(a, b)),
+                &mut || {
+                    ps.iter()
+                        .map(|(a, b)| {
+                            usize::from(intersect(black_box(a), black_box(b)).is_some())
+                                + usize::from(intersect(black_box(b), black_box(a)).is_some())
+                        })
+                        .sum()
+                },
+                &mut || count(&ps, |a, b| sat::overlaps(a, b)),
+                &mut || {
+                    shapes
+                        .iter()
+                        .map(|(a, b)| {
+                            usize::from(parry(black_box(a), black_box(b)))
+                                + usize::from(parry(black_box(b), black_box(a)))
+                        })
+                        .sum()
+                },
+            ],
+        );
         if hits != sat_hits || hits.abs_diff(parry_hits) * 1000 > n {
             eprintln!("warning: {}: hits FMB {hits}, SAT {sat_hits}, parry {parry_hits} of {n}", $label);
         }

@@ -41,7 +41,14 @@ pub mod peer3 {
         Vector::new(v[0], v[1], v[2])
     }
 
-    pub fn test(a: &(Pose, Box<dyn Shape>), b: &(Pose, Box<dyn Shape>)) -> bool {
+    /// A frame as parry sees it: pose, shape and velocity.
+    pub fn peer(f: &Frame3) -> (Pose, Box<dyn Shape>, Vector) {
+        let (pose, shape) = shape(f);
+        (pose, shape, velocity(f))
+    }
+
+    /// parry's static test (velocities ignored).
+    pub fn test(a: &(Pose, Box<dyn Shape>, Vector), b: &(Pose, Box<dyn Shape>, Vector)) -> bool {
         query::intersection_test(&a.0, &*a.1, &b.0, &*b.1).map(|r| r.intersecting).unwrap_or(false)
     }
 
@@ -78,7 +85,14 @@ pub mod peer2 {
         Vector::new(v[0], v[1])
     }
 
-    pub fn test(a: &(Pose, Box<dyn Shape>), b: &(Pose, Box<dyn Shape>)) -> bool {
+    /// A frame as parry sees it: pose, shape and velocity.
+    pub fn peer(f: &Frame2) -> (Pose, Box<dyn Shape>, Vector) {
+        let (pose, shape) = shape(f);
+        (pose, shape, velocity(f))
+    }
+
+    /// parry's static test (velocities ignored).
+    pub fn test(a: &(Pose, Box<dyn Shape>, Vector), b: &(Pose, Box<dyn Shape>, Vector)) -> bool {
         query::intersection_test(&a.0, &*a.1, &b.0, &*b.1).map(|r| r.intersecting).unwrap_or(false)
     }
 
