@@ -4,6 +4,8 @@
 //! 2. Sweep each moving frame's box by its body's displacement.
 //! 3. Grid: rebuild the moving grid (counting sort, buffers reused); the
 //!    static grid of fixed frames is only rebuilt when fixed bodies change.
+//!    Frames of bodies with many frames (meshes) enter the moving grid only
+//!    when their box reaches another body or a fixed frame.
 //! 4. Candidate pairs (`pairs.rs`), in one spatially coherent pass over the
 //!    moving grid's cells: moving and fixed partners, each pair once; frames
 //!    of one body and filtered bodies are skipped.
@@ -23,8 +25,7 @@ use super::{BodyHandle, World};
 use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactEvent};
 use crate::error::WorldError;
-use crate::frame::Frame;
-use crate::frame::MAX_COORDINATE;
+use crate::frame::{Frame, MAX_COORDINATE};
 use crate::narrow::intersect;
 use crate::pairs::{Partner, for_each_candidate};
 
