@@ -218,12 +218,20 @@ impl<const D: usize> Vertices<D> {
 
     #[inline(always)]
     fn coded(local: [[f64; D]; 8], world: [[f64; D]; 8], n: usize, other: FrameKind) -> Self {
-        let (mut codes, mut inner) = ([0u32; 8], [0u32; 8]);
+        let mut codes = [0u32; 8];
         for m in 0..n {
             codes[m] = outcode(&local[m], other);
-            inner[m] = inner_code(&local[m], other);
         }
-        Vertices { local, world, codes, inner, n }
+        Vertices { local, world, codes, inner: [0; 8], n }
+    }
+
+    /// Adds the inner codes (only the edge crossings of moving pairs need
+    /// them).
+    fn with_inner(mut self, other: FrameKind) -> Self {
+        for m in 0..self.n {
+            self.inner[m] = inner_code(&self.local[m], other);
+        }
+        self
     }
 
     /// Adds the vertices inside the other frame to `out`.
@@ -324,15 +332,22 @@ fn world_vertices<const D: usize>(f: &Frame<D>) -> [[f64; D]; 8] {
 /// Clipping directions of a frame's edges, computed on first use and shared
 /// by the edges at both ends of the step, and the face scales of the frame
 /// that clips them.
-struct Directions<const D: usize> {
+struct Directions<'f, const D: usize> {
     dirs: [Option<Direction<D>>; 12],
-    faces: FaceScales<D>,
+    clipper: &'f Frame<D>,
+    /// Computed on first use: most pairs clip few edges, or none.
+    faces: Option<FaceScales<D>>,
 }
 
-impl<const D: usize> Directions<D> {
+impl<'f, const D: usize> Directions<'f, D> {
     /// Directions to be clipped by `clipper`.
-    fn new(clipper: &Frame<D>) -> Self {
-        Directions { dirs: [const { None }; 12], faces: FaceScales::of(clipper) }
+    fn new(clipper: &'f Frame<D>) -> Self {
+        Directions { dirs: [const { None }; 12], clipper, faces: None }
+    }
+
+    /// The clipper's face scales.
+    fn faces(&mut self) -> FaceScales<D> {
+        *self.faces.get_or_insert_with(|| FaceScales::of(self.clipper))
     }
 }
 
@@ -342,7 +357,7 @@ impl<const D: usize> Directions<D> {
 fn clip_edges<const D: usize>(
     owner: &Frame<D>,
     vs: &Vertices<D>,
-    dirs: &mut Directions<D>,
+    dirs: &mut Directions<'_, D>,
     other: FrameKind,
     out: &mut Aabb<D>,
 ) {
@@ -352,11 +367,14 @@ fn clip_edges<const D: usize>(
             return;
         }
         let (local, world) = (&vs.local[m], &vs.world[m]);
-        let faces = dirs.faces;
-        let dir = dirs.dirs[key].get_or_insert_with(|| match owner.kind() {
-            FrameKind::Cuboid => Direction::new(sub(&vs.local[k], local), c[key], &faces),
-            FrameKind::Tetrahedron => Direction::new(sub(&vs.local[k], local), sub(&vs.world[k], world), &faces),
-        });
+        if dirs.dirs[key].is_none() {
+            let faces = dirs.faces();
+            dirs.dirs[key] = Some(match owner.kind() {
+                FrameKind::Cuboid => Direction::new(sub(&vs.local[k], local), c[key], &faces),
+                FrameKind::Tetrahedron => Direction::new(sub(&vs.local[k], local), sub(&vs.world[k], world), &faces),
+            });
+        }
+        let Some(dir) = &dirs.dirs[key] else { return };
         dir.clip(local, world, other, out);
     });
 }
@@ -387,15 +405,15 @@ fn clip_prism<const D: usize>(
     other: &Frame<D>,
     out: &mut Aabb<D>,
 ) -> [Vertices<D>; 2] {
-    let start = Vertices::new(owner, rel, other.kind(), 0.0);
-    let end = start.shifted(&rel.v, &owner.velocity(), other.kind());
+    let start = Vertices::new(owner, rel, other.kind(), 0.0).with_inner(other.kind());
+    let end = start.shifted(&rel.v, &owner.velocity(), other.kind()).with_inner(other.kind());
     let ends = [start, end];
     let mut dirs = Directions::new(other);
     for vs in &ends {
         vs.include_inside(out);
         clip_edges(owner, vs, &mut dirs, other.kind(), out);
     }
-    let path = Direction::new(rel.v, owner.velocity(), &dirs.faces);
+    let path = Direction::new(rel.v, owner.velocity(), &dirs.faces());
     for m in 0..ends[0].n {
         if crossing(ends[0].codes[m], ends[1].codes[m]) {
             path.clip(&ends[0].local[m], &ends[0].world[m], other.kind(), out);
