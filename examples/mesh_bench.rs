@@ -37,12 +37,15 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use fmbgrid::scene::Scene;
-use fmbgrid::{Frame3, FrameId, FrameKind, Motion, World3};
+use fmbgrid::{Frame3, FrameId, Motion, World3};
 use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
-use parry3d_f64::math::{Mat3, Pose, Rot3, Vector};
+use parry3d_f64::math::{Pose, Vector};
 use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use parry3d_f64::query::{self, ShapeCastOptions};
-use parry3d_f64::shape::{ConvexPolyhedron, Cuboid, Shape};
+use parry3d_f64::shape::{Cuboid, Shape};
+
+#[path = "../benches/support/peer.rs"]
+mod peer;
 
 /// The mesh scenes and their default number of untimed steps before the
 /// timed ones: the busiest 10 steps by `--scan`. `dragons_pass` (180
@@ -57,33 +60,10 @@ fn cast() -> ShapeCastOptions {
     ShapeCastOptions { max_time_of_impact: 1.0, stop_at_penetration: true, ..Default::default() }
 }
 
-/// parry's shape for a placed frame, with a pose so that moving it is a
-/// translation: a `Cuboid` for an orthogonal box (SAT path), the convex hull
-/// of its vertices otherwise (GJK). `None` when parry finds the hull flat.
+/// parry's shape for a placed frame (`benches/support/peer.rs`): `None`
+/// when parry finds the hull flat.
 fn shape(f: &Frame3) -> Option<(Pose, Box<dyn Shape>)> {
-    let c = f.components();
-    let o = Vector::from_array(f.origin());
-    if f.kind() == FrameKind::Cuboid && orthogonal(&c) {
-        let cols = c.map(Vector::from_array);
-        let mut axes = cols.map(|v| v.normalize());
-        if axes[0].cross(axes[1]).dot(axes[2]) < 0.0 {
-            axes[2] = -axes[2];
-        }
-        let center = o + (cols[0] + cols[1] + cols[2]) * 0.5;
-        let rot = Rot3::from_mat3(&Mat3::from_cols(axes[0], axes[1], axes[2]));
-        let half = Vector::new(cols[0].length(), cols[1].length(), cols[2].length()) * 0.5;
-        Some((Pose::from_parts(center, rot), Box::new(Cuboid::new(half))))
-    } else {
-        let pts: Vec<Vector> = f.vertices().map(|v| Vector::from_array(v) - o).collect();
-        let hull = ConvexPolyhedron::from_convex_hull(&pts)?;
-        Some((Pose::from_translation(o), Box::new(hull)))
-    }
-}
-
-/// True when the components are pairwise orthogonal (relative to their lengths).
-fn orthogonal(c: &[[f64; 3]; 3]) -> bool {
-    let len: [f64; 3] = std::array::from_fn(|i| c[i].iter().map(|x| x * x).sum::<f64>().sqrt());
-    (0..3).all(|i| (0..i).all(|j| (0..3).map(|k| c[i][k] * c[j][k]).sum::<f64>().abs() <= 1e-12 * len[i] * len[j]))
+    peer::peer3::shape(f)
 }
 
 /// The parry baseline: its own copy of the world's frames, advanced by the

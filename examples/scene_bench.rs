@@ -40,8 +40,10 @@
 
 use std::time::Instant;
 
-use fmbgrid::{Frame, FrameKind, WorldConfig};
+use fmbgrid::{Frame, WorldConfig};
 
+#[path = "../benches/support/peer.rs"]
+mod peer;
 #[path = "../benches/support/scenes.rs"]
 mod scenes;
 
@@ -354,54 +356,13 @@ macro_rules! baseline {
     };
 }
 
-/// True when the components are pairwise orthogonal (relative to their lengths).
-fn orthogonal<const D: usize>(c: &[[f64; D]; D]) -> bool {
-    let len: [f64; D] = std::array::from_fn(|i| c[i].iter().map(|x| x * x).sum::<f64>().sqrt());
-    (0..D).all(|i| (0..i).all(|j| (0..D).map(|k| c[i][k] * c[j][k]).sum::<f64>().abs() <= 1e-12 * len[i] * len[j]))
-}
-
-/// parry's natural shape for a 3D frame, placed with a pose so that moving
-/// it is a translation: a `Cuboid` for an orthogonal box (SAT path), the
-/// convex hull of its vertices otherwise (GJK).
+/// parry's shapes for frames (`benches/support/peer.rs`).
 fn shape3(f: &Frame<3>) -> (parry3d_f64::math::Pose, Box<dyn parry3d_f64::shape::Shape>) {
-    use parry3d_f64::math::{Mat3, Pose, Rot3, Vector};
-    use parry3d_f64::shape::{ConvexPolyhedron, Cuboid};
-    let c = f.components();
-    let o = Vector::from_array(f.origin());
-    if f.kind() == FrameKind::Cuboid && orthogonal(&c) {
-        let cols = c.map(Vector::from_array);
-        let mut axes = cols.map(|v| v.normalize());
-        if axes[0].cross(axes[1]).dot(axes[2]) < 0.0 {
-            axes[2] = -axes[2];
-        }
-        let center = o + (cols[0] + cols[1] + cols[2]) * 0.5;
-        let rot = Rot3::from_mat3(&Mat3::from_cols(axes[0], axes[1], axes[2]));
-        let half = Vector::new(cols[0].length(), cols[1].length(), cols[2].length()) * 0.5;
-        (Pose::from_parts(center, rot), Box::new(Cuboid::new(half)))
-    } else {
-        let pts: Vec<Vector> = f.vertices().map(|v| Vector::from_array(v) - o).collect();
-        let hull = ConvexPolyhedron::from_convex_hull(&pts).expect("non-degenerate frame");
-        (Pose::from_translation(o), Box::new(hull))
-    }
+    peer::peer3::shape(f).expect("valid frames have solid hulls")
 }
 
-/// As [`shape3`], in 2D (`Cuboid` for a rectangle, a convex polygon otherwise).
 fn shape2(f: &Frame<2>) -> (parry2d_f64::math::Pose, Box<dyn parry2d_f64::shape::Shape>) {
-    use parry2d_f64::math::{Pose, Vector};
-    use parry2d_f64::shape::{ConvexPolygon, Cuboid};
-    let c = f.components();
-    let o = Vector::from_array(f.origin());
-    if f.kind() == FrameKind::Cuboid && orthogonal(&c) {
-        let cols = c.map(Vector::from_array);
-        let angle = cols[0].y.atan2(cols[0].x);
-        let center = o + (cols[0] + cols[1]) * 0.5;
-        let half = Vector::new(cols[0].length(), cols[1].length()) * 0.5;
-        (Pose::new(center, angle), Box::new(Cuboid::new(half)))
-    } else {
-        let pts: Vec<Vector> = f.vertices().map(|v| Vector::from_array(v) - o).collect();
-        let hull = ConvexPolygon::from_convex_hull(&pts).expect("non-degenerate frame");
-        (Pose::from_translation(o), Box::new(hull))
-    }
+    peer::peer2::shape(f).expect("valid frames have solid polygons")
 }
 
 baseline!(peer3, parry3d_f64, 3, crate::shape3);

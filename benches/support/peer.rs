@@ -1,8 +1,16 @@
-//! parry (f64) as the peer for frames, shared by the narrow-phase bench and
-//! the `qualify` example (included with `#[path]`). Orthogonal boxes become
-//! parry `Cuboid`s (its SAT path); other frames convex hulls (GJK), built once
-//! outside any timing.
+//! parry (f64) as the peer for frames, shared by the benchmarks and the
+//! comparison programs (included with `#[path]`). Orthogonal boxes become
+//! parry `Cuboid`s (its SAT path); other frames convex hulls or polygons
+//! (GJK), built once outside any timing, placed with a pose so that moving
+//! them is a translation.
 #![allow(dead_code)]
+
+/// True when the components are pairwise orthogonal (relative to their
+/// lengths: an absolute test turns large boxes into hulls).
+pub fn orthogonal<const D: usize>(c: &[[f64; D]; D]) -> bool {
+    let len: [f64; D] = std::array::from_fn(|i| c[i].iter().map(|x| x * x).sum::<f64>().sqrt());
+    (0..D).all(|i| (0..i).all(|j| (0..D).map(|k| c[i][k] * c[j][k]).sum::<f64>().abs() <= 1e-12 * len[i] * len[j]))
+}
 
 pub mod peer3 {
     use fmbgrid::{Frame3, FrameKind};
@@ -10,29 +18,25 @@ pub mod peer3 {
     use parry3d_f64::query::{self, ShapeCastOptions};
     use parry3d_f64::shape::{ConvexPolyhedron, Cuboid, Shape};
 
-    /// The natural parry shape: a `Cuboid` for orthogonal boxes, a hull otherwise.
-    pub fn shape(f: &Frame3) -> (Pose, Box<dyn Shape>) {
+    /// The natural parry shape: a `Cuboid` for orthogonal boxes, a hull
+    /// otherwise; `None` when parry finds the hull flat.
+    pub fn shape(f: &Frame3) -> Option<(Pose, Box<dyn Shape>)> {
         let c = f.components();
-        let orthogonal = (0..3).all(|i| {
-            (0..i).all(|j| {
-                let d: f64 = (0..3).map(|k| c[i][k] * c[j][k]).sum();
-                d.abs() < 1e-9
-            })
-        });
-        if f.kind() == FrameKind::Cuboid && orthogonal {
-            let len: [f64; 3] = std::array::from_fn(|i| (0..3).map(|k| c[i][k] * c[i][k]).sum::<f64>().sqrt());
-            let mut cols: [Vector; 3] = std::array::from_fn(|i| Vector::new(c[i][0], c[i][1], c[i][2]) / len[i]);
-            if cols[0].cross(cols[1]).dot(cols[2]) < 0.0 {
-                cols[2] = -cols[2];
+        let o = Vector::from_array(f.origin());
+        if f.kind() == FrameKind::Cuboid && super::orthogonal(&c) {
+            let cols = c.map(Vector::from_array);
+            let mut axes = cols.map(|v| v.normalize());
+            if axes[0].cross(axes[1]).dot(axes[2]) < 0.0 {
+                axes[2] = -axes[2];
             }
-            let o = f.origin();
-            let center = Vector::new(o[0], o[1], o[2])
-                + (0..3).map(|i| Vector::new(c[i][0], c[i][1], c[i][2]) * 0.5).sum::<Vector>();
-            let rot = Rot3::from_mat3(&Mat3::from_cols(cols[0], cols[1], cols[2]));
-            (Pose::from_parts(center, rot), Box::new(Cuboid::new(Vector::new(len[0], len[1], len[2]) * 0.5)))
+            let center = o + (cols[0] + cols[1] + cols[2]) * 0.5;
+            let rot = Rot3::from_mat3(&Mat3::from_cols(axes[0], axes[1], axes[2]));
+            let half = Vector::new(cols[0].length(), cols[1].length(), cols[2].length()) * 0.5;
+            Some((Pose::from_parts(center, rot), Box::new(Cuboid::new(half))))
         } else {
-            let pts: Vec<Vector> = f.vertices().map(|v| Vector::new(v[0], v[1], v[2])).collect();
-            (Pose::IDENTITY, Box::new(ConvexPolyhedron::from_convex_hull(&pts).expect("non-degenerate frame")))
+            let pts: Vec<Vector> = f.vertices().map(|v| Vector::from_array(v) - o).collect();
+            let hull = ConvexPolyhedron::from_convex_hull(&pts)?;
+            Some((Pose::from_translation(o), Box::new(hull)))
         }
     }
 
@@ -43,7 +47,7 @@ pub mod peer3 {
 
     /// A frame as parry sees it: pose, shape and velocity.
     pub fn peer(f: &Frame3) -> (Pose, Box<dyn Shape>, Vector) {
-        let (pose, shape) = shape(f);
+        let (pose, shape) = shape(f).expect("valid frames have solid hulls");
         (pose, shape, velocity(f))
     }
 
@@ -62,22 +66,29 @@ pub mod peer2 {
     use fmbgrid::Frame2;
     use parry2d_f64::math::{Pose, Vector};
     use parry2d_f64::query::{self, ShapeCastOptions};
-    use parry2d_f64::shape::{ConvexPolygon, Shape};
+    use parry2d_f64::shape::{ConvexPolygon, Cuboid, Shape};
 
-    /// The frame as a polygon, its vertices given counter-clockwise (parry's
-    /// hull builder drops thin triangles that our frames accept).
-    pub fn shape(f: &Frame2) -> (Pose, Box<dyn Shape>) {
-        let (o, c) = (f.origin(), f.components());
-        let p = |x: f64, y: f64| Vector::new(o[0] + x * c[0][0] + y * c[1][0], o[1] + x * c[0][1] + y * c[1][1]);
+    /// A `Cuboid` for a rectangle, otherwise the frame as a polygon, its
+    /// vertices given counter-clockwise (parry's hull builder drops thin
+    /// triangles that our frames accept); `None` when parry refuses it.
+    pub fn shape(f: &Frame2) -> Option<(Pose, Box<dyn Shape>)> {
+        let (o, c) = (Vector::from_array(f.origin()), f.components());
+        let cols = c.map(Vector::from_array);
+        if f.kind() == fmbgrid::FrameKind::Cuboid && super::orthogonal(&c) {
+            let angle = cols[0].y.atan2(cols[0].x);
+            let center = o + (cols[0] + cols[1]) * 0.5;
+            let half = Vector::new(cols[0].length(), cols[1].length()) * 0.5;
+            return Some((Pose::new(center, angle), Box::new(Cuboid::new(half))));
+        }
         let mut pts = match f.kind() {
-            fmbgrid::FrameKind::Cuboid => vec![p(0.0, 0.0), p(1.0, 0.0), p(1.0, 1.0), p(0.0, 1.0)],
-            fmbgrid::FrameKind::Tetrahedron => vec![p(0.0, 0.0), p(1.0, 0.0), p(0.0, 1.0)],
+            fmbgrid::FrameKind::Cuboid => vec![Vector::ZERO, cols[0], cols[0] + cols[1], cols[1]],
+            fmbgrid::FrameKind::Tetrahedron => vec![Vector::ZERO, cols[0], cols[1]],
         };
-        if c[0][0] * c[1][1] - c[0][1] * c[1][0] < 0.0 {
+        if cols[0].perp_dot(cols[1]) < 0.0 {
             pts.reverse();
         }
-        let poly = ConvexPolygon::from_convex_polyline_unmodified(pts).expect("frames have distinct vertices");
-        (Pose::IDENTITY, Box::new(poly))
+        let poly = ConvexPolygon::from_convex_polyline_unmodified(pts)?;
+        Some((Pose::from_translation(o), Box::new(poly)))
     }
 
     pub fn velocity(f: &Frame2) -> Vector {
@@ -87,7 +98,7 @@ pub mod peer2 {
 
     /// A frame as parry sees it: pose, shape and velocity.
     pub fn peer(f: &Frame2) -> (Pose, Box<dyn Shape>, Vector) {
-        let (pose, shape) = shape(f);
+        let (pose, shape) = shape(f).expect("valid frames have solid polygons");
         (pose, shape, velocity(f))
     }
 
