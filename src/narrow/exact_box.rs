@@ -314,21 +314,6 @@ fn for_each_edge<const D: usize>(kind: FrameKind, mut f: impl FnMut(usize, usize
     }
 }
 
-/// A frame's vertices at `t = 0`, numbered as [`Frame::vertices`].
-fn world_vertices<const D: usize>(f: &Frame<D>) -> [[f64; D]; 8] {
-    let (o, c) = (f.origin(), f.components());
-    match f.kind() {
-        FrameKind::Cuboid => box_vertices(&o, &c),
-        FrameKind::Tetrahedron => {
-            let mut v = [o; 8];
-            for i in 0..D {
-                v[i + 1] = add(&o, &c[i]);
-            }
-            v
-        }
-    }
-}
-
 /// Clipping directions of a frame's edges, computed on first use and shared
 /// by the edges at both ends of the step, and the face scales of the frame
 /// that clips them.
@@ -429,7 +414,13 @@ fn clip_prism<const D: usize>(
 /// can only cross if the parallelogram straddles both planes, which the
 /// outcodes of its four corners tell (inner bits on some corner, outer bits
 /// not on all). Only those pairs are solved.
-fn edge_crossings<const D: usize>(a: &Frame<D>, va: &[Vertices<D>; 2], b: &Frame<D>, out: &mut Aabb<D>) {
+fn edge_crossings<const D: usize>(
+    a: &Frame<D>,
+    va: &[Vertices<D>; 2],
+    b: &Frame<D>,
+    vb: &Vertices<D>,
+    out: &mut Aabb<D>,
+) {
     if D != 3 {
         return;
     }
@@ -438,7 +429,8 @@ fn edge_crossings<const D: usize>(a: &Frame<D>, va: &[Vertices<D>; 2], b: &Frame
     let w = v3(&sub(&vel_a, &b.velocity()));
     let w_len = dot(&w, &w).sqrt();
     // B's edges: start, direction, direction × w, length.
-    let vb = world_vertices(b);
+    // B's world vertices at t = 0, already computed for its prism.
+    let vb = &vb.world;
     let mut b_edges = [([0.0; 3], [0.0; 3], [0.0; 3], 0.0, 0u32); 12];
     let mut nb = 0;
     for_each_edge::<D>(b.kind(), |m, k, _, planes| {
@@ -491,8 +483,8 @@ pub(crate) fn swept_box<const D: usize>(
     ba: &Relative<D>,
 ) -> Option<Aabb<D>> {
     let mut out = Aabb::EMPTY;
-    clip_prism(b, ab, a, &mut out);
+    let vb = clip_prism(b, ab, a, &mut out);
     let va = clip_prism(a, ba, b, &mut out);
-    edge_crossings(a, &va, b, &mut out);
+    edge_crossings(a, &va, b, &vb[0], &mut out);
     (!out.is_empty()).then_some(out)
 }
