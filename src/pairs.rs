@@ -5,6 +5,9 @@
 //! level `ℓ`):
 //! 1. moving items later in the same cell's bucket, same level;
 //! 2. moving items of coarser levels, in the parent cell of `c`;
+//!
+//! (moving items of `a`'s group are skipped in 1–2 before their boxes are
+//! read: in a mesh most overlapping boxes are the body's own neighbours);
 //! 3. fixed items of level `ℓ` and coarser, in `c` or its parent cell;
 //! 4. fixed items of finer levels, by a box query, once per item (from the
 //!    cell of its box's minimum corner).
@@ -43,7 +46,8 @@ fn levels_from(mask: u64, from: usize) -> impl Iterator<Item = usize> {
 
 /// Calls `f(a, partner)` for each candidate pair whose moving entry lies in
 /// `range` of `moving.entries()`. Over the whole range every pair of
-/// overlapping boxes, moving–moving and moving–fixed, comes out once. Both
+/// overlapping boxes, moving–moving (but for items of one group) and
+/// moving–fixed, comes out once. Both
 /// grids must share their cell size.
 pub(crate) fn for_each_candidate<const D: usize>(
     moving: &HashGrid<D>,
@@ -63,14 +67,14 @@ pub(crate) fn for_each_candidate<const D: usize>(
         let here = |b: &GridBox<D>| b.intersects(qa) && size.cell_of(&b.corner(qa), level) == e.cell;
 
         for x in &entries[at + 1..moving.bucket_end(at)] {
-            if x.is(&e.cell, level) && here(moving.aabb(x.item())) {
+            if x.is(&e.cell, level) && !moving.same_group(a, x.item()) && here(moving.aabb(x.item())) {
                 f(a, Partner::Moving(x.item()));
             }
         }
         for j in levels_from(moving.occupied(), level + 1) {
             let cell = parent(&e.cell, j - level);
             for x in moving.bucket_entries(&cell, j) {
-                if x.is(&cell, j) && here(moving.aabb(x.item())) {
+                if x.is(&cell, j) && !moving.same_group(a, x.item()) && here(moving.aabb(x.item())) {
                     f(a, Partner::Moving(x.item()));
                 }
             }
@@ -98,10 +102,16 @@ mod tests {
     use crate::aabb::Aabb;
     use crate::grid::{CellSize, random_boxes};
 
-    fn candidates(moving: &[Aabb<3>], fixed: &[Aabb<3>], base: f64) -> Vec<(u32, Partner)> {
+    /// Candidates with moving item `i` in group `group(i)`.
+    fn candidates(
+        moving: &[Aabb<3>],
+        fixed: &[Aabb<3>],
+        base: f64,
+        group: impl Fn(usize) -> u32,
+    ) -> Vec<(u32, Partner)> {
         let size = CellSize::new(base);
         let (mut m, mut s) = (HashGrid::default(), HashGrid::default());
-        m.build(size, moving.iter().copied());
+        m.build_grouped(size, moving.iter().enumerate().map(|(i, b)| (*b, group(i))));
         s.build(size, fixed.iter().copied());
         let mut out = Vec::new();
         // In two halves, as parallel chunks would.
@@ -112,11 +122,11 @@ mod tests {
         out
     }
 
-    fn brute(moving: &[Aabb<3>], fixed: &[Aabb<3>]) -> Vec<(u32, Partner)> {
+    fn brute(moving: &[Aabb<3>], fixed: &[Aabb<3>], group: impl Fn(usize) -> u32) -> Vec<(u32, Partner)> {
         let mut out = Vec::new();
         for i in 0..moving.len() {
             for j in i + 1..moving.len() {
-                if GridBox::new(&moving[i]).intersects(&GridBox::new(&moving[j])) {
+                if group(i) != group(j) && GridBox::new(&moving[i]).intersects(&GridBox::new(&moving[j])) {
                     out.push((i as u32, Partner::Moving(j as u32)));
                 }
             }
@@ -138,10 +148,21 @@ mod tests {
 
     #[test]
     fn every_overlapping_pair_comes_out_once() {
+        check_against_brute_force(|i| i as u32);
+    }
+
+    #[test]
+    fn items_of_one_group_never_pair() {
+        // Groups of 7 neighbours in item order, and groups spread out.
+        check_against_brute_force(|i| (i / 7) as u32);
+        check_against_brute_force(|i| (i % 5) as u32);
+    }
+
+    fn check_against_brute_force(group: impl Fn(usize) -> u32 + Copy) {
         for (seed, base) in [(1, 1.0), (2, 0.05), (3, 30.0), (4, 3.0)] {
             let moving = random_boxes(700, seed, 40.0);
             let fixed = random_boxes(900, seed + 100, 40.0);
-            let mut got = candidates(&moving, &fixed, base);
+            let mut got = candidates(&moving, &fixed, base, group);
             // Normalise moving pairs to (min, max).
             for (a, p) in &mut got {
                 if let Partner::Moving(b) = p {
@@ -153,7 +174,7 @@ mod tests {
             got.sort_by_key(key);
             got.dedup();
             assert_eq!(got.len(), n, "duplicates at base {base}");
-            let mut expect = brute(&moving, &fixed);
+            let mut expect = brute(&moving, &fixed, group);
             expect.sort_by_key(key);
             assert_eq!(got, expect, "base {base}");
         }

@@ -48,6 +48,9 @@ impl<const D: usize> Entry<D> {
 pub(crate) struct HashGrid<const D: usize> {
     size: CellSize,
     boxes: Vec<GridBox<D>>,
+    /// Group of each item (empty: every item is its own group). Items of one
+    /// group are never paired: the frames of one body.
+    groups: Vec<u32>,
     levels: Vec<u8>,
     /// Bucket `b` holds `entries[starts[b]..starts[b + 1]]`.
     starts: Vec<u32>,
@@ -66,6 +69,7 @@ impl<const D: usize> Default for HashGrid<D> {
         HashGrid {
             size: CellSize::new(1.0),
             boxes: Vec::new(),
+            groups: Vec::new(),
             levels: Vec::new(),
             starts: Vec::new(),
             entries: Vec::new(),
@@ -78,11 +82,37 @@ impl<const D: usize> Default for HashGrid<D> {
 }
 
 impl<const D: usize> HashGrid<D> {
-    /// Rebuilds the grid over `boxes` with base cell size `size`.
+    /// Rebuilds the grid over `boxes` with base cell size `size`, each item
+    /// its own group.
     pub fn build(&mut self, size: CellSize, boxes: impl Iterator<Item = Aabb<D>>) {
-        self.size = size;
+        self.groups.clear();
         self.boxes.clear();
         self.boxes.extend(boxes.map(|b| GridBox::new(&b)));
+        self.index(size);
+    }
+
+    /// Rebuilds the grid over `(box, group)` items with base cell size `size`:
+    /// [`HashGrid::same_group`] tells which items are never to be paired.
+    pub fn build_grouped(&mut self, size: CellSize, items: impl Iterator<Item = (Aabb<D>, u32)>) {
+        self.groups.clear();
+        self.boxes.clear();
+        for (b, g) in items {
+            self.boxes.push(GridBox::new(&b));
+            self.groups.push(g);
+        }
+        self.index(size);
+    }
+
+    /// True when items `a` and `b` belong to one group (never for a grid
+    /// built by [`HashGrid::build`]).
+    #[inline(always)]
+    pub fn same_group(&self, a: u32, b: u32) -> bool {
+        !self.groups.is_empty() && self.groups[a as usize] == self.groups[b as usize]
+    }
+
+    /// Levels, entries and buckets of the boxes just stored.
+    fn index(&mut self, size: CellSize) {
+        self.size = size;
         self.levels.clear();
         self.levels.extend(self.boxes.iter().map(|b| size.level_of(&b.to_aabb()) as u8));
 
@@ -169,6 +199,7 @@ impl<const D: usize> HashGrid<D> {
     /// Bytes held by the grid (capacity, not just length).
     pub fn memory(&self) -> usize {
         self.boxes.capacity() * size_of::<GridBox<D>>()
+            + self.groups.capacity() * 4
             + self.levels.capacity()
             + self.starts.capacity() * 4
             + self.entries.capacity() * size_of::<Entry<D>>()

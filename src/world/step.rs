@@ -8,7 +8,8 @@
 //!    when their box reaches another body or a fixed frame.
 //! 4. Candidate pairs (`pairs.rs`), in one spatially coherent pass over the
 //!    moving grid's cells: moving and fixed partners, each pair once; frames
-//!    of one body and filtered bodies are skipped.
+//!    of one body (grouped in the grid, so their boxes are not even read)
+//!    and filtered bodies are skipped.
 //! 5. FMB (`intersect`) on each candidate, over the step.
 //! 6. Contacts in a deterministic order (the grid's cell order, whatever
 //!    the thread count), then body pairs and started/ended events.
@@ -163,8 +164,15 @@ impl<const D: usize> World<D> {
             self.body_grid = bodies;
             self.body_reaching = reaching;
         }
-        let boxes = self.active.iter().map(|&i| swept(&self.moving.frames[i as usize], &self.moving.meta[i as usize]));
-        self.moving_grid.build(self.cell, boxes);
+        let at = |i: u32| (&self.moving.frames[i as usize], &self.moving.meta[i as usize]);
+        if self.largest_body > 1 {
+            // Grouped by body: the pairs pass skips a body's own frames.
+            let items = self.active.iter().map(|&i| at(i)).map(|(f, m)| (swept(f, m), m.rank));
+            self.moving_grid.build_grouped(self.cell, items);
+        } else {
+            let boxes = self.active.iter().map(|&i| at(i)).map(|(f, m)| swept(f, m));
+            self.moving_grid.build(self.cell, boxes);
+        }
     }
 
     /// True when box `b` of a frame of moving body `rank` overlaps another
