@@ -63,6 +63,53 @@ fn small_scenes_build() {
     assert!(shipped("boxes_2d.toml").build_3d().is_err());
 }
 
+/// Elements in a mesh file, counted from the text alone (independent of the
+/// loaders): `f` lines of an OBJ, the header count of a TetGen `.ele`.
+fn elements_in(asset: &str) -> usize {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/meshes").join(asset)).unwrap();
+    if asset.ends_with(".obj") {
+        text.lines().filter(|l| l.starts_with("f ")).count()
+    } else {
+        let header = text.lines().find(|l| !l.trim_start().starts_with('#')).unwrap();
+        header.split_whitespace().next().unwrap().parse().unwrap()
+    }
+}
+
+/// The mesh scenes build with one frame per element (or a skipped element
+/// in the report), and step: no pair within a body, none while the bodies
+/// are apart, many once they overlap.
+#[test]
+fn mesh_scenes_build_and_step() {
+    let (mut world, report) = shipped("dragons_pass.toml").build_3d_report().unwrap();
+    let tets = elements_in("bunny_47k.ele");
+    assert_eq!((report.bodies, report.frames + report.degenerate + report.invalid), (2, 2 * tets));
+    assert_eq!(world.len(), report.bodies);
+    let dt = shipped("dragons_pass.toml").dt();
+    assert!(world.step(dt).unwrap().is_empty(), "the bunnies start apart");
+    // They meet between steps 39 and 41 (0.133 units a step, closing at
+    // 8 units/s); by step 44 many tetrahedra overlap.
+    let mut last = 0;
+    for _ in 1..44 {
+        let contacts = world.step(dt).unwrap();
+        assert!(contacts.iter().all(|c| c.a.body != c.b.body), "a body's own frames paired");
+        last = contacts.len();
+    }
+    assert!(last > 100, "only {last} pairs at step 44");
+
+    let (mut world, report) = shipped("bunny_rain.toml").build_3d_report().unwrap();
+    let triangles = elements_in("bunny.obj");
+    assert_eq!(report.bodies, 1 + 144 + 32);
+    assert_eq!(report.frames + report.degenerate + report.invalid, 1 + 144 + 32 * triangles);
+    for _ in 0..3 {
+        assert!(world.step(0.016).unwrap().iter().all(|c| c.a.body != c.b.body));
+    }
+
+    let (mut world, report) = shipped("boxes_100k.toml").build_3d_report().unwrap();
+    assert_eq!((report.bodies, report.frames), (100_000, 100_000));
+    assert!(!world.step(0.016).unwrap().is_empty());
+}
+
 #[test]
 fn assets_resolve_relative_to_the_scene() {
     let text = "dimension = 3\ndt = 0.1\n[[body]]\nasset = \"../meshes/cube.obj\"\nthickness = 0.01\nscale = 2.0\n\
