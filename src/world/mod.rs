@@ -627,7 +627,8 @@ impl<const D: usize> World<D> {
     /// Compacts and spatially orders one store, updating the bodies' indices.
     fn compact(&mut self, motion: Motion) {
         let mut store = std::mem::take(self.store_mut(motion));
-        store.compact(&self.cell, |m, i| {
+        // The moving store is re-sorted every few steps: it keeps its scratch.
+        store.compact(&self.cell, motion == Motion::Moving, |m, i| {
             if let Some(stored) = &mut self.slots[m.slot as usize].stored {
                 stored.at[m.frame as usize] = i;
             }

@@ -189,19 +189,23 @@ impl<const D: usize> World<D> {
     /// Steps 4–6: candidates, FMB, contacts in deterministic order.
     fn find_contacts(&mut self) {
         let n = self.moving_grid.entries().len();
+        let count = n.div_ceil(CHUNK);
         let mut chunks = std::mem::take(&mut self.chunks);
-        chunks.resize_with(n.div_ceil(CHUNK), Vec::new);
+        // Never shrunk: a chunk's buffer keeps its capacity for later steps.
+        if chunks.len() < count {
+            chunks.resize_with(count, Vec::new);
+        }
         let this = &*self;
         let run = |(c, out): (usize, &mut Vec<Contact<D>>)| {
             out.clear();
             this.contacts_in(c * CHUNK..n.min((c + 1) * CHUNK), out);
         };
         #[cfg(feature = "parallel")]
-        chunks.par_iter_mut().enumerate().for_each(run);
+        chunks[..count].par_iter_mut().enumerate().for_each(run);
         #[cfg(not(feature = "parallel"))]
-        chunks.iter_mut().enumerate().for_each(run);
+        chunks[..count].iter_mut().enumerate().for_each(run);
         self.contacts.clear();
-        for out in &chunks {
+        for out in &chunks[..count] {
             self.contacts.extend_from_slice(out);
         }
         self.chunks = chunks;

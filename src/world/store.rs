@@ -14,6 +14,12 @@ use crate::grid::{CellSize, morton};
 /// Slot value of a removed frame awaiting compaction.
 const DEAD: u32 = u32::MAX;
 
+/// Compaction keys: removed frames sort after every live one (live keys
+/// have the top bit cleared, which only merges far-apart Morton codes), and
+/// a placed frame's key is overwritten with `DONE`.
+const DEAD_KEY: u64 = 1 << 63;
+const DONE: u64 = u64::MAX;
+
 /// A placed frame's body, without touching the body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Meta {
@@ -91,27 +97,57 @@ impl<const D: usize> Store<D> {
 
     /// Drops removed frames and sorts the rest along a Morton curve of the
     /// cells (of size `cell`) holding their boxes' centres; `moved(meta, i)`
-    /// is told each kept frame's new index.
-    pub fn compact(&mut self, cell: &CellSize, mut moved: impl FnMut(&Meta, u32)) {
+    /// is told each kept frame's new index. In place: with `keep_scratch`
+    /// (a store compacted every few steps), nothing is allocated once the
+    /// scratch has grown; without, the scratch is given back.
+    pub fn compact(&mut self, cell: &CellSize, keep_scratch: bool, mut moved: impl FnMut(&Meta, u32)) {
         self.order.clear();
+        self.order.reserve(self.frames.len());
         for (i, (f, m)) in self.frames.iter().zip(&self.meta).enumerate() {
-            if m.live() {
+            // Removed frames sort last, to be cut off.
+            let key = if m.live() {
                 let b = f.aabb();
                 let centre: [f64; D] = std::array::from_fn(|k| 0.5 * (b.min[k] + b.max[k]));
-                self.order.push((morton(&cell.cell_of(&centre, 0)), i as u32));
-            }
+                morton(&cell.cell_of(&centre, 0)) & !DEAD_KEY
+            } else {
+                DEAD_KEY
+            };
+            self.order.push((key, i as u32));
         }
         self.order.sort_unstable();
-        let frames = self.order.iter().map(|&(_, i)| self.frames[i as usize]).collect();
-        let meta: Vec<Meta> = self.order.iter().map(|&(_, i)| self.meta[i as usize]).collect();
-        self.frames = frames;
-        for (i, m) in meta.iter().enumerate() {
+        let live = self.order.partition_point(|&(key, _)| key != DEAD_KEY);
+        self.permute();
+        self.frames.truncate(live);
+        self.meta.truncate(live);
+        for (i, m) in self.meta.iter().enumerate() {
             moved(m, i as u32);
         }
-        self.meta = meta;
         self.dead = 0;
-        // Compaction is rare: give the scratch back.
-        self.order = Vec::new();
+        if !keep_scratch {
+            self.order = Vec::new();
+        }
+    }
+
+    /// Moves frame `order[k].1` (and its metadata) to index `k`, for every
+    /// `k`, by following the permutation's cycles; `order` is spent.
+    fn permute(&mut self) {
+        for start in 0..self.order.len() {
+            if self.order[start].0 == DONE {
+                continue;
+            }
+            let (frame, meta) = (self.frames[start], self.meta[start]);
+            let mut k = start;
+            loop {
+                let from = self.order[k].1 as usize;
+                self.order[k].0 = DONE;
+                if from == start {
+                    (self.frames[k], self.meta[k]) = (frame, meta);
+                    break;
+                }
+                (self.frames[k], self.meta[k]) = (self.frames[from], self.meta[from]);
+                k = from;
+            }
+        }
     }
 
     /// Bytes held by the metadata and scratch (the frames themselves are the

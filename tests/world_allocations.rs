@@ -1,0 +1,139 @@
+//! `World::step` allocates nothing once warm: a counting global allocator
+//! over a simulation loop of 80 steps (the moving store is re-sorted every
+//! 32), with body pairs starting and ending, and large bodies.
+//!
+//! Its own test binary, since it replaces the global allocator. The steps run
+//! inside a rayon worker, so the parallel path's joins use the worker's own
+//! deque (warmed up with the world) rather than the pool's injector.
+
+mod world_support;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use fmbgrid::{Motion, World, WorldConfig};
+use world_support::*;
+
+/// Counts allocations and reallocations while `COUNTING` is set.
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+/// The counters are global: one test counts at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+/// Sizes of the first allocations counted (the new size, for a realloc),
+/// for the failure message.
+static SIZES: [AtomicUsize; 16] = [const { AtomicUsize::new(0) }; 16];
+
+/// Counts one allocation of `size` bytes.
+fn count(size: usize) {
+    if COUNTING.load(Ordering::Relaxed) {
+        let k = ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        if let Some(slot) = SIZES.get(k) {
+            slot.store(size, Ordering::Relaxed);
+        }
+    }
+}
+
+// SAFETY: every call is forwarded unchanged to `System`; the counters are
+// atomics, which do not allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        // SAFETY: the caller's contract is `System`'s.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as for `alloc`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count(new_size);
+        // SAFETY: as for `alloc`.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Sizes of the first allocations counted.
+fn first_sizes() -> Vec<usize> {
+    SIZES.iter().map(|x| x.load(Ordering::Relaxed)).take_while(|&x| x > 0).collect()
+}
+
+/// Allocations made by `steps` steps of `world`. The same steps run twice
+/// before, to warm up: forwards, then back with every velocity reversed;
+/// so every buffer has already held the largest step counted.
+fn allocations_of_steps<const D: usize>(world: &mut World<D>, dt: f64, steps: usize) -> (usize, usize) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    pool.install(|| {
+        for _ in 0..2 {
+            for _ in 0..steps {
+                world.step(dt).unwrap();
+            }
+            reverse(world);
+        }
+        let mut contacts = 0;
+        ALLOCATIONS.store(0, Ordering::Relaxed);
+        SIZES.iter().for_each(|x| x.store(0, Ordering::Relaxed));
+        COUNTING.store(true, Ordering::Relaxed);
+        for _ in 0..steps {
+            contacts += world.step(dt).unwrap().len();
+        }
+        COUNTING.store(false, Ordering::Relaxed);
+        (ALLOCATIONS.load(Ordering::Relaxed), contacts)
+    })
+}
+
+/// Reverses the velocity of every moving body.
+fn reverse<const D: usize>(world: &mut World<D>) {
+    let moving: Vec<_> =
+        world.bodies().filter(|(_, b)| b.motion() == Motion::Moving).map(|(h, b)| (h, b.velocity())).collect();
+    for (h, v) in moving {
+        world.set_velocity(h, v.map(|x| -x)).unwrap();
+    }
+}
+
+/// A scene of moving and fixed bodies of 1–3 frames, with collision filters,
+/// plus a moving and a fixed body of 100–150 frames (the body-level pruning
+/// of meshes); its body pairs start and end over the loop.
+fn scene<const D: usize>(seed: u64) -> World<D> {
+    let mut p = SceneParams::uniform(3_000, D);
+    p.max_frames_per_body = 3;
+    p.filters = true;
+    let mut bodies = random_scene::<D>(&mut rng(seed), &p);
+    // Two large bodies (meshes go through the body-level pruning).
+    let mut r = rng(seed + 1);
+    for k in 0..2 {
+        let mut big = random_body::<D>(&mut r, [p.region * 0.5; D], 4.0, 150, k == 1, 0.2);
+        big.frames.truncate(150);
+        while big.frames.len() < 100 {
+            big = random_body::<D>(&mut r, [p.region * 0.5; D], 4.0, 150, k == 1, 0.2);
+        }
+        bodies.push(big);
+    }
+    let mut world = World::new(WorldConfig::default());
+    build_world(&mut world, &bodies);
+    world
+}
+
+#[test]
+fn a_warm_step_allocates_nothing_3d() {
+    let mut world = scene::<3>(7);
+    let (allocations, contacts) = allocations_of_steps(&mut world, 0.25, 80);
+    assert!(contacts > 1_000, "the loop must collide: {contacts} contacts");
+    assert_eq!(allocations, 0, "{allocations} allocations in 80 warm steps, of {:?} bytes…", first_sizes());
+}
+
+#[test]
+fn a_warm_step_allocates_nothing_2d() {
+    let mut world = scene::<2>(8);
+    let (allocations, contacts) = allocations_of_steps(&mut world, 0.25, 80);
+    assert!(contacts > 1_000, "the loop must collide: {contacts} contacts");
+    assert_eq!(allocations, 0, "{allocations} allocations in 80 warm steps, of {:?} bytes…", first_sizes());
+}
