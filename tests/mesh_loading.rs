@@ -598,7 +598,7 @@ fn boundary_helper_matches_on_the_cube() {
 
 /// Expected (vertices, triangles, tetrahedra) of the shipped meshes, from
 /// `assets/README.md`.
-const ASSET_COUNTS: [(&str, usize, usize, usize); 11] = [
+const ASSET_COUNTS: [(&str, usize, usize, usize); 13] = [
     ("bunny.obj", 1839, 3674, 0),
     ("bunny.stl", 1839, 3674, 0),
     ("bunny.ply", 1839, 3674, 0),
@@ -608,6 +608,8 @@ const ASSET_COUNTS: [(&str, usize, usize, usize); 11] = [
     ("bunny_47k.ele", 8305, 0, 47093),
     ("cube.obj", 8, 12, 0),
     ("icosphere.obj", 162, 320, 0),
+    ("icosphere.node", 178, 0, 480),
+    ("icosphere.ele", 178, 0, 480),
     ("cube_tets.node", 8, 0, 5),
     ("cube_tets.ele", 8, 0, 5),
 ];
@@ -639,9 +641,10 @@ fn shipped_assets_load() {
         loaded += 1;
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let counts = (m.vertices.len(), m.triangles.len(), m.tetrahedra.len());
-        if let Some(&(_, v, t, k)) = ASSET_COUNTS.iter().find(|c| c.0 == name) {
-            assert_eq!(counts, (v, t, k), "{name}");
-        }
+        let Some(&(_, v, t, k)) = ASSET_COUNTS.iter().find(|c| c.0 == name) else {
+            panic!("{name}: no counts listed in ASSET_COUNTS");
+        };
+        assert_eq!(counts, (v, t, k), "{name}");
         let size = m.aabb().map_or(1.0, |b| b.extent().into_iter().fold(0.0, f64::max));
         let (frames, report) = m.frames(1e-3 * size);
         assert_eq!(report, FrameReport { frames: frames.len(), degenerate: 0, invalid: 0 }, "{name}");
@@ -660,6 +663,9 @@ fn shipped_assets_load() {
             if name.starts_with("bunny") {
                 assert_eq!(shell.triangles.len(), 3674, "{name}: the boundary is the bunny surface");
                 assert!((volume - BUNNY_VOLUME).abs() <= 1e-9 * BUNNY_VOLUME, "{name}: {volume}");
+            } else if name.starts_with("icosphere") {
+                let surface = mesh::load(dir.join("icosphere.obj")).unwrap().enclosed_volume();
+                assert!((volume - surface).abs() <= 1e-9 * surface, "{name}: {volume} vs {surface}");
             } else {
                 assert!((volume - 1.0).abs() < 1e-12, "{name}: {volume}");
             }
@@ -667,4 +673,47 @@ fn shipped_assets_load() {
         eprintln!("{name}: {counts:?} {report:?}");
     }
     assert!(loaded > 0, "{} holds no mesh", dir.display());
+}
+
+/// A closed surface with its TetGen tetrahedralisation beside it loads as
+/// one solid; a missing or mismatched tetrahedralisation is refused, naming
+/// the files.
+#[test]
+fn load_solid_takes_the_tetrahedralisation_beside_a_surface() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/meshes");
+    let solid = mesh::load_solid(dir.join("icosphere.obj")).unwrap();
+    assert_eq!((solid.vertices.len(), solid.triangles.len(), solid.tetrahedra.len()), (162 + 178, 320, 480));
+    let (volume, enclosed) = (solid.tetrahedra_volume(), solid.enclosed_volume());
+    assert!((volume - enclosed).abs() <= 1e-9 * enclosed, "{volume} vs {enclosed}");
+    let (frames, report) = solid.frames(0.0);
+    assert_eq!((frames.len(), report), (480, FrameReport { frames: 480, degenerate: 0, invalid: 0 }));
+    // Every tetrahedron lies inside the sphere's box.
+    let b = solid.aabb().unwrap();
+    assert!(frames.iter().all(|f| (0..3).all(|k| f.aabb().min[k] >= b.min[k] && f.aabb().max[k] <= b.max[k])));
+
+    let missing = mesh::load_solid(dir.join("cube.obj")).unwrap_err().to_string();
+    assert!(missing.contains("cube.obj") && missing.contains("cube.ele"), "{missing}");
+
+    // The sphere's tetrahedra beside the cube's surface: refused by volume.
+    let tmp = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-meshes/solid");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::copy(dir.join("cube.obj"), tmp.join("cube.obj")).unwrap();
+    std::fs::copy(dir.join("icosphere.node"), tmp.join("cube.node")).unwrap();
+    std::fs::copy(dir.join("icosphere.ele"), tmp.join("cube.ele")).unwrap();
+    let wrong = mesh::load_solid(tmp.join("cube.obj")).unwrap_err().to_string();
+    assert!(wrong.contains("does not fill the surface"), "{wrong}");
+    // An open surface (the cube without one triangle) is refused too.
+    let text = std::fs::read_to_string(dir.join("cube.obj")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let last_face = lines.iter().rposition(|l| l.starts_with("f ")).unwrap();
+    let open: Vec<&str> = lines.iter().enumerate().filter(|&(i, _)| i != last_face).map(|(_, l)| *l).collect();
+    std::fs::write(tmp.join("cube.obj"), open.join("\n")).unwrap();
+    std::fs::copy(dir.join("cube_tets.node"), tmp.join("cube.node")).unwrap();
+    std::fs::copy(dir.join("cube_tets.ele"), tmp.join("cube.ele")).unwrap();
+    let open = mesh::load_solid(tmp.join("cube.obj")).unwrap_err().to_string();
+    assert!(open.contains("does not fill the surface"), "{open}");
+    // ... and the closed cube with its own tetrahedra is accepted.
+    std::fs::copy(dir.join("cube.obj"), tmp.join("cube.obj")).unwrap();
+    assert_eq!(mesh::load_solid(tmp.join("cube.obj")).unwrap().tetrahedra.len(), 5);
 }

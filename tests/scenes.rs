@@ -124,6 +124,25 @@ fn assets_resolve_relative_to_the_scene() {
     assert!(err.contains("nope.obj"), "{err}");
 }
 
+/// A surface asset is thin shells with `thickness`, its tetrahedralisation
+/// beside it without; without either it is refused, as is a `thickness` on
+/// a volume mesh.
+#[test]
+fn surface_assets_are_shells_or_solids() {
+    let body = |asset: &str, extra: &str| {
+        let text = format!("dimension = 3\ndt = 0.1\n[[body]]\nasset = \"../meshes/{asset}\"\n{extra}");
+        Scene::parse(&text, scenes_dir()).unwrap().build_3d_report()
+    };
+    let (_, shells) = body("icosphere.obj", "thickness = 0.01\n").unwrap();
+    assert_eq!(shells.frames, 320);
+    let (_, solid) = body("icosphere.obj", "").unwrap();
+    assert_eq!(solid.frames, elements_in("icosphere.ele"));
+    let bare = body("cube.obj", "").unwrap_err().to_string();
+    assert!(bare.contains("needs a `thickness`") && bare.contains("cube.ele"), "{bare}");
+    let thick = body("bunny_6k.ele", "thickness = 0.01\n").unwrap_err().to_string();
+    assert!(thick.contains("only applies to surface meshes"), "{thick}");
+}
+
 #[test]
 fn scatter_is_deterministic() {
     let scene = shipped("default.toml");

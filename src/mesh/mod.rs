@@ -177,6 +177,74 @@ pub fn load(path: impl AsRef<Path>) -> Result<Mesh, MeshError> {
     parse(&bytes).map_err(|e| e.in_file(path))
 }
 
+/// How far a tetrahedralisation's volume may stray from its surface's
+/// enclosed volume, relative, for [`load_solid`] to accept it: far above the
+/// round-off of both sums, far below any real mismatch (a missing or extra
+/// tetrahedron of a 10⁵-element mesh moves it by about 1e-5).
+pub const SOLID_VOLUME_TOLERANCE: f64 = 1e-7;
+
+/// The TetGen pair `stem.node` / `stem.ele` beside a file `stem.ext`, when
+/// both exist: where [`load_solid`] looks for a surface's tetrahedralisation.
+///
+/// ```
+/// use fmbgrid::mesh::tetrahedralisation_beside;
+/// assert!(tetrahedralisation_beside("assets/meshes/icosphere.obj").is_some());
+/// assert!(tetrahedralisation_beside("assets/meshes/cube.obj").is_none());
+/// ```
+pub fn tetrahedralisation_beside(path: impl AsRef<Path>) -> Option<PathBuf> {
+    let ele = path.as_ref().with_extension("ele");
+    (ele.is_file() && ele.with_extension("node").is_file()).then_some(ele)
+}
+
+/// A closed surface and the tetrahedralisation that fills it: the surface
+/// file (`obj`, `stl`, `ply` or `msh`) plus the TetGen pair
+/// `stem.node` / `stem.ele` beside it (as `tetgen -pY stem.off` writes it,
+/// renamed). The mesh holds the surface's triangles and the
+/// tetrahedralisation's tetrahedra (its vertices after the surface's), so
+/// [`Mesh::frames`] gives one tetrahedron frame per element, and
+/// [`Mesh::enclosed_volume`] and [`Mesh::tetrahedra_volume`] agree.
+///
+/// # Errors
+/// [`MeshError`] when either file cannot be loaded (a missing `stem.ele` is
+/// named), or when the tetrahedra do not fill the surface: their volume
+/// differs from the enclosed volume by more than
+/// [`SOLID_VOLUME_TOLERANCE`] relative (an open surface, or a
+/// tetrahedralisation of another shape).
+///
+/// ```
+/// let sphere = fmbgrid::mesh::load_solid("assets/meshes/icosphere.obj")?;
+/// assert_eq!((sphere.triangles.len(), sphere.tetrahedra.len()), (320, 480));
+/// assert!((sphere.tetrahedra_volume() / sphere.enclosed_volume() - 1.0).abs() < 1e-9);
+/// let err = fmbgrid::mesh::load_solid("assets/meshes/cube.obj").unwrap_err();
+/// assert!(err.to_string().contains("cube.ele"));
+/// # Ok::<(), fmbgrid::mesh::MeshError>(())
+/// ```
+pub fn load_solid(path: impl AsRef<Path>) -> Result<Mesh, MeshError> {
+    let path = path.as_ref();
+    let Some(ele) = tetrahedralisation_beside(path) else {
+        let problem = format!("no tetrahedralisation beside it ({} and .node)", path.with_extension("ele").display());
+        return Err(MeshError::new(problem).in_file(path));
+    };
+    let mut mesh = load(path)?;
+    let solid = load_tetgen(&ele)?;
+    let (filled, enclosed) = (solid.tetrahedra_volume(), mesh.enclosed_volume().abs());
+    if !(enclosed > 0.0 && (filled - enclosed).abs() <= SOLID_VOLUME_TOLERANCE * enclosed) {
+        let problem = format!(
+            "{} does not fill the surface: tetrahedra volume {filled} against enclosed volume {enclosed}",
+            ele.display()
+        );
+        return Err(MeshError::new(problem).in_file(path));
+    }
+    let (vertices, elements) =
+        (mesh.vertices.len() + solid.vertices.len(), mesh.triangles.len() + solid.tetrahedra.len());
+    check_sizes(vertices, elements).map_err(|e| e.in_file(path))?;
+    // Cannot truncate: at most MAX_VERTICES (2^28) vertices, just checked.
+    let base = mesh.vertices.len() as u32;
+    mesh.vertices.extend_from_slice(&solid.vertices);
+    mesh.tetrahedra.extend(solid.tetrahedra.iter().map(|t| t.map(|i| i + base)));
+    Ok(mesh)
+}
+
 fn load_tetgen(path: &Path) -> Result<Mesh, MeshError> {
     let node_path = path.with_extension("node");
     let ele_path = path.with_extension("ele");

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use super::format::{BodySpec, MotionSpec, ShapeKind};
 use super::{Scene, SceneError, SplitMix64};
+use crate::mesh;
 use crate::{Body, Frame, Frame3, Pose, World, World2, World3, WorldConfig};
 
 /// What building a scene produced, beside the world.
@@ -25,7 +26,7 @@ pub struct BuildReport {
 /// Where a body's frames come from.
 pub(super) enum Source<const D: usize> {
     Frames(Vec<Frame<D>>),
-    Asset { path: String, thickness: f64 },
+    Asset { path: String, thickness: Option<f64> },
 }
 
 pub(super) enum Repeat<const D: usize> {
@@ -200,10 +201,7 @@ pub(super) fn resolve<const D: usize>(b: &BodySpec) -> Result<Resolved<D>, Strin
             if b.half_extents.is_some() || b.vertices.is_some() || b.min.is_some() || b.max.is_some() {
                 return Err("shape keys (`half_extents`, `vertices`, `min`, `max`) do not apply to an `asset`".into());
             }
-            let thickness = match b.thickness {
-                Some(t) => positive("thickness", t)?,
-                None => 0.0,
-            };
+            let thickness = b.thickness.map(|t| positive("thickness", t)).transpose()?;
             Source::Asset { path: path.clone(), thickness }
         }
     };
@@ -266,10 +264,31 @@ pub(super) struct Loaded {
     pub(super) invalid: usize,
 }
 
-/// Loads a mesh asset as frames (`thickness` in the mesh's own units).
-fn load_asset(path: &Path, thickness: f64) -> Result<Loaded, String> {
-    let mesh = crate::mesh::load(path).map_err(|e| e.to_string())?;
-    let (frames, report) = mesh.frames(thickness);
+/// Loads a mesh asset as frames: a volume mesh's tetrahedra; a surface
+/// mesh's thin shells when `thickness` (in the mesh's own units) is given,
+/// else the tetrahedralisation beside the file ([`mesh::load_solid`]).
+fn load_asset(path: &Path, thickness: Option<f64>) -> Result<Loaded, String> {
+    let mut mesh = mesh::load(path).map_err(|e| e.to_string())?;
+    match (mesh.tetrahedra.is_empty(), thickness) {
+        (false, Some(_)) => {
+            return Err(format!(
+                "{}: `thickness` only applies to surface meshes (this one has tetrahedra)",
+                path.display()
+            ));
+        }
+        (true, None) if mesh::tetrahedralisation_beside(path).is_some() => {
+            mesh = mesh::load_solid(path).map_err(|e| e.to_string())?;
+        }
+        (true, None) => {
+            return Err(format!(
+                "{}: a surface mesh needs a `thickness` (thin shells) or its tetrahedralisation beside it ({} and .node)",
+                path.display(),
+                path.with_extension("ele").display()
+            ));
+        }
+        _ => {}
+    }
+    let (frames, report) = mesh.frames(thickness.unwrap_or(0.0));
     Ok(Loaded { frames, degenerate: report.degenerate, invalid: report.invalid })
 }
 
@@ -328,7 +347,7 @@ impl Scene {
             let local = match &r.source {
                 Source::Frames(f) => f.clone(),
                 Source::Asset { path, thickness } => {
-                    let loaded = load_asset(&self.asset_path(path), thickness / r.scale).map_err(err)?;
+                    let loaded = load_asset(&self.asset_path(path), thickness.map(|t| t / r.scale)).map_err(err)?;
                     report.degenerate += loaded.degenerate;
                     report.invalid += loaded.invalid;
                     let frames = loaded.frames.iter().map(to_dim::<D>).collect::<Result<Vec<_>, _>>().map_err(err)?;

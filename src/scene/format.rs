@@ -78,7 +78,8 @@ pub struct BodySpec {
     pub max: Option<Vec<f64>>,
     /// A mesh file, relative to the scene file (3D only).
     pub asset: Option<String>,
-    /// Thickness given to the triangles of a surface mesh.
+    /// Thickness given to the triangles of a surface mesh (thin shells);
+    /// without it a surface mesh needs its tetrahedralisation beside it.
     pub thickness: Option<f64>,
     /// Uniform scale of the shape or asset (default 1).
     #[serde(default = "one")]

@@ -45,7 +45,10 @@
 //! * `shape`: `"box"` (`half_extents`), `"tetrahedron"` (3D) or `"triangle"`
 //!   (2D) (`vertices`, local coordinates), `"aabb"` (`min`, `max`); or
 //!   `asset` (3D only; OBJ, STL, PLY, TetGen `.node`/`.ele`, Gmsh, as read by
-//!   the mesh loader) with `thickness` for surface meshes;
+//!   the mesh loader): a volume mesh gives one tetrahedron frame per
+//!   element; a surface mesh gives thin shells with `thickness`, or without
+//!   it the tetrahedralisation `stem.node`/`stem.ele` beside the file
+//!   ([`crate::mesh::load_solid`]; one of the two is required);
 //! * `scale` (uniform, default 1), `motion` (`"fixed"` | `"moving"`, default
 //!   moving), `position`, `rotation`, `velocity` (moving bodies only);
 //! * `grid = { count, spacing }` (one count and spacing per axis): copies at
