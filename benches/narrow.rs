@@ -34,6 +34,27 @@ fn fmb_and_sat<const D: usize>(
     g.bench_function("sat", |b| b.iter(|| both(ps, sat::overlaps)));
 }
 
+/// One group per pair set: FMB and SAT, then parry's `query` in both
+/// orders on the same pairs, turned into parry peers by `peer` beforehand
+/// (outside the timing).
+fn with_parry<const D: usize, P>(
+    c: &mut Criterion,
+    sets: &[(&str, Vec<(Frame<D>, Frame<D>)>)],
+    peer: impl Fn(&Frame<D>) -> P,
+    query: impl Fn(&P, &P) -> bool,
+) {
+    for (name, ps) in sets {
+        let mut g = c.benchmark_group(*name);
+        g.throughput(Throughput::Elements(2 * N as u64));
+        fmb_and_sat(&mut g, ps);
+        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer(a), peer(b))).collect();
+        g.bench_function("parry", |b| {
+            b.iter(|| shapes.iter().filter(|(x, y)| query(black_box(x), black_box(y)) | query(y, x)).count())
+        });
+        g.finish();
+    }
+}
+
 fn static_3d(c: &mut Criterion) {
     use FrameKind::{Cuboid, Tetrahedron};
     let sets = [
@@ -41,18 +62,7 @@ fn static_3d(c: &mut Criterion) {
         ("3d_static_near_cc", pairs::<3>(1, N, Cuboid, Cuboid, false, Set::Near)),
         ("3d_static_near_tt", pairs::<3>(2, N, Tetrahedron, Tetrahedron, false, Set::Near)),
     ];
-    for (name, ps) in &sets {
-        let mut g = c.benchmark_group(*name);
-        g.throughput(Throughput::Elements(2 * N as u64));
-        fmb_and_sat(&mut g, ps);
-        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer3::peer(a), peer3::peer(b))).collect();
-        g.bench_function("parry", |b| {
-            b.iter(|| {
-                shapes.iter().filter(|(x, y)| peer3::test(black_box(x), black_box(y)) | peer3::test(y, x)).count()
-            })
-        });
-        g.finish();
-    }
+    with_parry(c, &sets, peer3::peer, peer3::test);
 }
 
 fn moving_3d(c: &mut Criterion) {
@@ -61,18 +71,7 @@ fn moving_3d(c: &mut Criterion) {
         ("3d_moving_near_cc", pairs::<3>(3, N, Cuboid, Cuboid, true, Set::Near)),
         ("3d_moving_near_tt", pairs::<3>(4, N, Tetrahedron, Tetrahedron, true, Set::Near)),
     ];
-    for (name, ps) in &sets {
-        let mut g = c.benchmark_group(*name);
-        g.throughput(Throughput::Elements(2 * N as u64));
-        fmb_and_sat(&mut g, ps);
-        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer3::peer(a), peer3::peer(b))).collect();
-        g.bench_function("parry", |b| {
-            b.iter(|| {
-                shapes.iter().filter(|(x, y)| peer3::cast(black_box(x), black_box(y)) | peer3::cast(y, x)).count()
-            })
-        });
-        g.finish();
-    }
+    with_parry(c, &sets, peer3::peer, peer3::cast);
 }
 
 fn planar(c: &mut Criterion) {

@@ -38,14 +38,16 @@ use std::time::Instant;
 
 use fmbgrid::scene::Scene;
 use fmbgrid::{Frame3, FrameId, Motion, World3};
-use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
 use parry3d_f64::math::{Pose, Vector};
-use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
-use parry3d_f64::query::{self, ShapeCastOptions};
+use parry3d_f64::query;
 use parry3d_f64::shape::{Cuboid, Shape};
 
+#[path = "../benches/support/parry_world.rs"]
+mod parry_world;
 #[path = "../benches/support/peer.rs"]
 mod peer;
+
+use parry_world::world3::{ParryWorld, cast_options};
 
 /// The mesh scenes and their default number of untimed steps before the
 /// timed ones: the busiest 10 steps by `--scan`. `dragons_pass` (180
@@ -55,40 +57,16 @@ mod peer;
 /// boxes and the lower one reaches the ground.
 const SCENES: [(&str, usize); 2] = [("dragons_pass", 83), ("bunny_rain", 167)];
 
-/// Options of the cast for moving pairs: does the pair meet during the step?
-fn cast() -> ShapeCastOptions {
-    ShapeCastOptions { max_time_of_impact: 1.0, stop_at_penetration: true, ..Default::default() }
-}
-
 /// parry's shape for a placed frame (`benches/support/peer.rs`): `None`
 /// when parry finds the hull flat.
 fn shape(f: &Frame3) -> Option<(Pose, Box<dyn Shape>)> {
     peer::peer3::shape(f)
 }
 
-/// The parry baseline: its own copy of the world's frames, advanced by the
-/// same displacements.
+/// The parry baseline: its own copy of the world's frames
+/// (`benches/support/parry_world.rs`), advanced by the same displacements.
 struct Baseline {
-    parallel: bool,
-    shapes: Vec<Box<dyn Shape>>,
-    poses: Vec<Pose>,
-    /// Body of each frame (flat body number).
-    body: Vec<u32>,
-    /// Displacement over a step, per frame (zero when fixed).
-    disp: Vec<Vector>,
-    moving: Vec<u32>,
-    fixed: Vec<u32>,
-    /// Swept box of every frame at the current step.
-    aabbs: Vec<Aabb>,
-    /// Boxes of the moving frames, in `moving` order.
-    moving_aabbs: Vec<Aabb>,
-    static_tree: Option<Bvh>,
-    tree: Bvh,
-    workspace: BvhWorkspace,
-    candidates: Vec<(u32, u32)>,
-    hits: Vec<(u32, u32)>,
-    broad_ms: f64,
-    narrow_ms: f64,
+    parry: ParryWorld,
 }
 
 /// Flat frame numbering of a world: `offset[handle slot] + frame index`.
@@ -120,84 +98,45 @@ impl Baseline {
     /// baseline and the number of frames parry refused (flat hulls), which
     /// it leaves out.
     fn new(world: &World3, numbering: &Numbering, dt: f64, parallel: bool) -> (Self, usize) {
-        let mut b = Baseline {
-            parallel,
-            shapes: Vec::with_capacity(numbering.frames),
-            poses: Vec::with_capacity(numbering.frames),
-            body: Vec::with_capacity(numbering.frames),
-            disp: Vec::with_capacity(numbering.frames),
-            moving: Vec::new(),
-            fixed: Vec::new(),
-            aabbs: Vec::new(),
-            moving_aabbs: Vec::new(),
-            static_tree: None,
-            tree: Bvh::new(),
-            workspace: BvhWorkspace::default(),
-            candidates: Vec::new(),
-            hits: Vec::new(),
-            broad_ms: 0.0,
-            narrow_ms: 0.0,
-        };
+        let mut b = ParryWorld::with_capacity(parallel, numbering.frames);
         let mut refused = 0;
         for (n, (h, body)) in world.bodies().enumerate() {
             let moving = body.motion() == Motion::Moving;
             let d = if moving { Vector::from_array(body.velocity().map(|v| v * dt)) } else { Vector::ZERO };
             for index in 0..body.frames().len() as u32 {
-                let k = b.shapes.len() as u32;
-                debug_assert_eq!(k, numbering.id(FrameId { body: h, index }));
                 let frame = world.frame(FrameId { body: h, index }).expect("listed frame");
                 let (pose, shape) = shape(&frame).unwrap_or_else(|| {
                     // Keep the numbering: a point far away that meets nothing.
                     refused += 1;
                     (Pose::from_translation(Vector::splat(1e12)), Box::new(Cuboid::new(Vector::splat(1e-9))))
                 });
-                b.shapes.push(shape);
-                b.poses.push(pose);
-                b.body.push(n as u32);
-                b.disp.push(d);
-                if moving { b.moving.push(k) } else { b.fixed.push(k) }
+                let k = b.add(pose, shape, n as u32, d, moving);
+                debug_assert_eq!(k, numbering.id(FrameId { body: h, index }));
             }
         }
-        b.aabbs = vec![Aabb::new_invalid(); b.shapes.len()];
-        for i in 0..b.fixed.len() {
-            b.sweep_frame(b.fixed[i] as usize);
-        }
-        if !b.fixed.is_empty() {
-            let boxes: Vec<Aabb> = b.fixed.iter().map(|&f| b.aabbs[f as usize]).collect();
-            b.static_tree = Some(Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes));
-        }
-        (b, refused)
+        b.reset_boxes();
+        b.sweep_fixed();
+        b.build_static_tree();
+        (Baseline { parry: b }, refused)
     }
 
     /// Every moving frame's displacement is reversed (with the world's).
     fn reverse(&mut self) {
-        for &f in &self.moving {
-            self.disp[f as usize] = -self.disp[f as usize];
-        }
-    }
-
-    /// Do frames `a` and `b` meet during the step (from `poses`)?
-    fn test(&self, poses: &[Pose], a: u32, b: u32) -> bool {
-        let (a, b) = (a as usize, b as usize);
-        let (da, db) = (self.disp[a], self.disp[b]);
-        let (pa, pb) = (&poses[a], &poses[b]);
-        let (sa, sb) = (&*self.shapes[a], &*self.shapes[b]);
-        if da == db {
-            query::intersection_test(pa, sa, pb, sb).map(|r| r.intersecting).unwrap_or(false)
-        } else {
-            matches!(query::cast_shapes(pa, da, sa, pb, db, sb, cast()), Ok(Some(_)))
+        let p = &mut self.parry;
+        for &f in &p.moving {
+            p.disp[f as usize] = -p.disp[f as usize];
         }
     }
 
     /// parry's signed distance between `a` and `b` at time `t` of the step
     /// (negative: penetration depth), from `poses`, the step's start.
     fn distance_at(&self, poses: &[Pose], a: u32, b: u32, t: f64) -> f64 {
-        let (a, b) = (a as usize, b as usize);
+        let (p, a, b) = (&self.parry, a as usize, b as usize);
         let mut pa = poses[a];
         let mut pb = poses[b];
-        pa.translation += self.disp[a] * t;
-        pb.translation += self.disp[b] * t;
-        match query::contact(&pa, &*self.shapes[a], &pb, &*self.shapes[b], 1.0) {
+        pa.translation += p.disp[a] * t;
+        pb.translation += p.disp[b] * t;
+        match query::contact(&pa, &*p.shapes[a], &pb, &*p.shapes[b], 1.0) {
             Ok(Some(c)) => c.dist,
             _ => f64::NAN,
         }
@@ -205,82 +144,21 @@ impl Baseline {
 
     /// Time of impact of `a` and `b` over the step, if they meet.
     fn time_of_impact(&self, poses: &[Pose], a: u32, b: u32) -> Option<f64> {
-        let (a, b) = (a as usize, b as usize);
-        let (sa, sb) = (&*self.shapes[a], &*self.shapes[b]);
-        query::cast_shapes(&poses[a], self.disp[a], sa, &poses[b], self.disp[b], sb, cast())
+        let (p, a, b) = (&self.parry, a as usize, b as usize);
+        let (sa, sb) = (&*p.shapes[a], &*p.shapes[b]);
+        query::cast_shapes(&poses[a], p.disp[a], sa, &poses[b], p.disp[b], sb, cast_options())
             .ok()
             .flatten()
             .map(|h| h.time_of_impact)
     }
 
-    #[inline]
-    fn sweep_frame(&mut self, f: usize) {
-        let d = self.disp[f];
-        let b = self.shapes[f].compute_aabb(&self.poses[f]);
-        self.aabbs[f] = Aabb::new(b.mins + d.min(Vector::ZERO), b.maxs + d.max(Vector::ZERO));
-    }
-
-    fn broad(&mut self) {
-        for i in 0..self.moving.len() {
-            self.sweep_frame(self.moving[i] as usize);
-        }
-        self.moving_aabbs.clear();
-        self.moving_aabbs.extend(self.moving.iter().map(|&f| self.aabbs[f as usize]));
-        self.tree = Bvh::from_leaves(BvhBuildStrategy::Binned, &self.moving_aabbs);
-        self.candidates.clear();
-        let (moving, body, cands) = (&self.moving, &self.body, &mut self.candidates);
-        self.tree.traverse_bvtt_single_tree::<false>(&mut self.workspace, &mut |a, b| {
-            let (fa, fb) = (moving[a as usize], moving[b as usize]);
-            if body[fa as usize] != body[fb as usize] {
-                cands.push((fa.min(fb), fa.max(fb)));
-            }
-        });
-        if let Some(st) = &self.static_tree {
-            for (a, b) in self.tree.leaf_pairs(st, |x, y| x.intersects(y)) {
-                let (fa, fb) = (self.moving[a as usize], self.fixed[b as usize]);
-                let (ba, bb) = (&self.aabbs[fa as usize], &self.aabbs[fb as usize]);
-                if ba.intersects(bb) && self.body[fa as usize] != self.body[fb as usize] {
-                    self.candidates.push((fa.min(fb), fa.max(fb)));
-                }
-            }
-        }
-    }
-
-    fn narrow(&mut self) {
-        let mut hits = std::mem::take(&mut self.hits);
-        hits.clear();
-        let this = &*self;
-        let poses = &this.poses;
-        #[cfg(feature = "parallel")]
-        if this.parallel {
-            use rayon::prelude::*;
-            hits.par_extend(this.candidates.par_iter().copied().filter(|&(a, b)| this.test(poses, a, b)));
-            self.hits = hits;
-            return;
-        }
-        let _ = this.parallel;
-        hits.extend(this.candidates.iter().copied().filter(|&(a, b)| this.test(poses, a, b)));
-        self.hits = hits;
-    }
-
-    fn advance(&mut self) {
-        for &f in &self.moving {
-            let f = f as usize;
-            self.poses[f].translation += self.disp[f];
-        }
-    }
-
-    /// One step: swept boxes, broad phase, narrow phase, advance. Returns
-    /// the number of intersecting pairs.
+    /// One step: swept boxes, broad phase (`rebuild`), narrow phase,
+    /// advance. Returns the number of intersecting pairs.
     fn step(&mut self) -> usize {
         let t = Instant::now();
-        self.broad();
-        let t1 = Instant::now();
-        self.narrow();
-        self.advance();
-        self.narrow_ms = ms(t1);
-        self.broad_ms = (t1 - t).as_secs_f64() * 1e3;
-        self.hits.len()
+        self.parry.sweep_moving();
+        self.parry.broad_rebuild();
+        self.parry.finish_step(t)
     }
 }
 
@@ -460,13 +338,13 @@ fn run_scene(args: &Args, name: &str) -> Row {
         row.fmbgrid.push(ms(t));
         pair_counts.push(n);
         let Some(p) = &mut peer else { continue };
-        let start_poses = (k == 0).then(|| p.poses.clone());
+        let start_poses = (k == 0).then(|| p.parry.poses.clone());
         let t = Instant::now();
         let m = p.step();
         row.parry.push(ms(t));
-        row.broad.push(p.broad_ms);
-        row.narrow.push(p.narrow_ms);
-        row.candidates.push(p.candidates.len());
+        row.broad.push(p.parry.broad_ms);
+        row.narrow.push(p.parry.narrow_ms);
+        row.candidates.push(p.parry.candidates.len());
         if let Some(poses) = start_poses {
             row.check = compare(&world, &numbering, p, &poses, n, m);
         }
@@ -481,7 +359,7 @@ fn run_scene(args: &Args, name: &str) -> Row {
 /// time of impact).
 fn compare(world: &World3, numbering: &Numbering, p: &Baseline, poses: &[Pose], n: usize, m: usize) -> String {
     let fmb = fmbgrid_pairs(world, numbering);
-    let mut parry = p.hits.clone();
+    let mut parry = p.parry.hits.clone();
     parry.sort_unstable();
     let only_fmb: Vec<(u32, u32)> = fmb.iter().filter(|x| parry.binary_search(x).is_err()).copied().collect();
     let only_parry: Vec<(u32, u32)> = parry.iter().filter(|x| fmb.binary_search(x).is_err()).copied().collect();

@@ -42,6 +42,8 @@ use std::time::Instant;
 
 use fmbgrid::{Frame, WorldConfig};
 
+#[path = "../benches/support/parry_world.rs"]
+mod parry_world;
 #[path = "../benches/support/peer.rs"]
 mod peer;
 #[path = "../benches/support/scenes.rs"]
@@ -85,48 +87,33 @@ pub trait Peer {
     fn phases(&self) -> (f64, f64);
 }
 
-/// The parry baseline for one dimension (`parry2d_f64` or `parry3d_f64`).
+/// The parry baseline for one dimension (`parry2d_f64` or `parry3d_f64`):
+/// the parry world of `benches/support/parry_world.rs` (module `$world`),
+/// with the velocities, the step count and the two broad phases.
 macro_rules! baseline {
-    ($module:ident, $parry:ident, $dim:literal, $convert:path) => {
+    ($module:ident, $parry:ident, $world:ident, $dim:literal, $convert:path) => {
         pub mod $module {
+            use super::parry_world::$world::ParryWorld;
             use super::scenes::{Scene, reverse_due};
             use super::{Peer, Variant};
             use hashbrown::HashMap;
             use $parry::bounding_volume::{Aabb, BoundingVolume};
-            use $parry::math::{Pose, Vector};
-            use $parry::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
-            use $parry::query::{self, ShapeCastOptions};
-            use $parry::shape::Shape;
+            use $parry::math::Vector;
+            use $parry::partitioning::{Bvh, BvhBuildStrategy};
 
             pub struct Baseline {
                 variant: Variant,
                 margin: f64,
-                parallel: bool,
                 dt: f64,
                 steps: u64,
-                shapes: Vec<Box<dyn Shape>>,
-                poses: Vec<Pose>,
-                body: Vec<u32>,
+                /// Shapes, poses, displacements (set by each sweep), swept
+                /// boxes, trees, candidates and hits.
+                parry: ParryWorld,
                 is_moving: Vec<bool>,
                 velocity: Vec<Vector>,
-                /// Displacement over the current step, per frame (zero when fixed).
-                disp: Vec<Vector>,
-                moving: Vec<u32>,
-                fixed: Vec<u32>,
-                /// Swept box of every frame at the current step.
-                aabbs: Vec<Aabb>,
-                /// `rebuild`: boxes of the moving frames, in `moving` order.
-                moving_aabbs: Vec<Aabb>,
-                static_tree: Option<Bvh>,
-                tree: Bvh,
-                workspace: BvhWorkspace,
                 /// `incremental`: persistent pairs and the step that last saw them.
                 pairs: HashMap<(u32, u32), u32>,
                 stamp: u32,
-                candidates: Vec<(u32, u32)>,
-                hits: Vec<(u32, u32)>,
-                broad_ms: f64,
-                narrow_ms: f64,
             }
 
             impl Baseline {
@@ -136,128 +123,70 @@ macro_rules! baseline {
                     let mut b = Baseline {
                         variant,
                         margin,
-                        parallel,
                         dt: scene.dt,
                         steps: 0,
-                        shapes: Vec::new(),
-                        poses: Vec::new(),
-                        body: Vec::new(),
+                        parry: ParryWorld::new(parallel),
                         is_moving: Vec::new(),
                         velocity: Vec::new(),
-                        disp: Vec::new(),
-                        moving: Vec::new(),
-                        fixed: Vec::new(),
-                        aabbs: Vec::new(),
-                        moving_aabbs: Vec::new(),
-                        static_tree: None,
-                        tree: Bvh::new(),
-                        workspace: BvhWorkspace::default(),
                         pairs: HashMap::new(),
                         stamp: 0,
-                        candidates: Vec::new(),
-                        hits: Vec::new(),
-                        broad_ms: 0.0,
-                        narrow_ms: 0.0,
                     };
                     for (i, body) in scene.bodies.iter().enumerate() {
                         for f in &body.frames {
-                            let k = b.shapes.len() as u32;
                             let (pose, shape) = $convert(f);
-                            b.shapes.push(shape);
-                            b.poses.push(pose);
-                            b.body.push(i as u32);
+                            b.parry.add(pose, shape, i as u32, Vector::ZERO, body.moving);
                             b.is_moving.push(body.moving);
                             b.velocity.push(Vector::from_array(body.velocity));
-                            b.disp.push(Vector::ZERO);
-                            if body.moving { b.moving.push(k) } else { b.fixed.push(k) }
                         }
                     }
-                    b.aabbs = vec![Aabb::new_invalid(); b.shapes.len()];
+                    b.parry.reset_boxes();
                     b
-                }
-
-                #[inline]
-                fn test(&self, a: u32, b: u32) -> bool {
-                    let (a, b) = (a as usize, b as usize);
-                    let (da, db) = (self.disp[a], self.disp[b]);
-                    let (pa, pb) = (&self.poses[a], &self.poses[b]);
-                    let (sa, sb) = (&*self.shapes[a], &*self.shapes[b]);
-                    if da == db {
-                        query::intersection_test(pa, sa, pb, sb).map(|r| r.intersecting).unwrap_or(false)
-                    } else {
-                        let opts = ShapeCastOptions {
-                            max_time_of_impact: 1.0,
-                            stop_at_penetration: true,
-                            ..Default::default()
-                        };
-                        matches!(query::cast_shapes(pa, da, sa, pb, db, sb, opts), Ok(Some(_)))
-                    }
                 }
 
                 /// Swept boxes of the moving frames (and, at the first step,
                 /// of the fixed ones).
                 fn sweep(&mut self) {
-                    for i in 0..self.moving.len() {
-                        self.sweep_frame(self.moving[i] as usize);
+                    for i in 0..self.parry.moving.len() {
+                        self.sweep_frame(self.parry.moving[i] as usize);
                     }
                     if self.steps == 1 {
-                        for i in 0..self.fixed.len() {
-                            self.sweep_frame(self.fixed[i] as usize);
+                        for i in 0..self.parry.fixed.len() {
+                            self.sweep_frame(self.parry.fixed[i] as usize);
                         }
                     }
                 }
 
+                /// Frame `f`'s displacement over the step, then its swept box.
                 #[inline]
                 fn sweep_frame(&mut self, f: usize) {
-                    let d = if self.is_moving[f] { self.velocity[f] * self.dt } else { Vector::ZERO };
-                    self.disp[f] = d;
-                    let b = self.shapes[f].compute_aabb(&self.poses[f]);
-                    self.aabbs[f] = Aabb::new(b.mins + d.min(Vector::ZERO), b.maxs + d.max(Vector::ZERO));
+                    self.parry.disp[f] = if self.is_moving[f] { self.velocity[f] * self.dt } else { Vector::ZERO };
+                    self.parry.sweep_frame(f);
                 }
 
                 fn broad_rebuild(&mut self) {
-                    if self.static_tree.is_none() && !self.fixed.is_empty() {
-                        let boxes: Vec<Aabb> = self.fixed.iter().map(|&f| self.aabbs[f as usize]).collect();
-                        self.static_tree = Some(Bvh::from_leaves(BvhBuildStrategy::Binned, &boxes));
+                    if self.parry.static_tree.is_none() {
+                        self.parry.build_static_tree();
                     }
-                    self.moving_aabbs.clear();
-                    self.moving_aabbs.extend(self.moving.iter().map(|&f| self.aabbs[f as usize]));
-                    self.tree = Bvh::from_leaves(BvhBuildStrategy::Binned, &self.moving_aabbs);
-                    self.candidates.clear();
-                    let (moving, body, cands) = (&self.moving, &self.body, &mut self.candidates);
-                    self.tree.traverse_bvtt_single_tree::<false>(&mut self.workspace, &mut |a, b| {
-                        let (fa, fb) = (moving[a as usize], moving[b as usize]);
-                        if body[fa as usize] != body[fb as usize] {
-                            cands.push((fa.min(fb), fa.max(fb)));
-                        }
-                    });
-                    if let Some(st) = &self.static_tree {
-                        for (a, b) in self.tree.leaf_pairs(st, |x, y| x.intersects(y)) {
-                            let (fa, fb) = (self.moving[a as usize], self.fixed[b as usize]);
-                            let (ba, bb) = (&self.aabbs[fa as usize], &self.aabbs[fb as usize]);
-                            if ba.intersects(bb) && self.body[fa as usize] != self.body[fb as usize] {
-                                self.candidates.push((fa.min(fb), fa.max(fb)));
-                            }
-                        }
-                    }
+                    self.parry.broad_rebuild();
                 }
 
                 fn broad_incremental(&mut self) {
                     self.stamp = self.stamp.wrapping_add(1);
                     let m = Vector::splat(self.margin);
                     let first = self.steps == 1;
+                    let w = &mut self.parry;
                     if first {
-                        let fat: Vec<Aabb> = self.aabbs.iter().map(|b| Aabb::new(b.mins - m, b.maxs + m)).collect();
-                        self.tree = Bvh::from_leaves(BvhBuildStrategy::Binned, &fat);
+                        let fat: Vec<Aabb> = w.aabbs.iter().map(|b| Aabb::new(b.mins - m, b.maxs + m)).collect();
+                        w.tree = Bvh::from_leaves(BvhBuildStrategy::Binned, &fat);
                     } else {
-                        for &f in &self.moving {
-                            let _ = self.tree.insert_or_update_partially(self.aabbs[f as usize], f, self.margin);
+                        for &f in &w.moving {
+                            let _ = w.tree.insert_or_update_partially(w.aabbs[f as usize], f, self.margin);
                         }
-                        self.tree.optimize_incremental(&mut self.workspace);
-                        self.tree.refit(&mut self.workspace);
+                        w.tree.optimize_incremental(&mut w.workspace);
+                        w.tree.refit(&mut w.workspace);
                     }
                     let stamp = self.stamp;
-                    let (body, is_moving, pairs) = (&self.body, &self.is_moving, &mut self.pairs);
+                    let (body, is_moving, pairs) = (&w.body, &self.is_moving, &mut self.pairs);
                     let mut collect = |a: u32, b: u32| {
                         let (a, b) = (a.min(b), a.max(b));
                         if (is_moving[a as usize] || is_moving[b as usize]) && body[a as usize] != body[b as usize] {
@@ -265,50 +194,28 @@ macro_rules! baseline {
                         }
                     };
                     if first {
-                        self.tree.traverse_bvtt_single_tree::<false>(&mut self.workspace, &mut collect);
+                        w.tree.traverse_bvtt_single_tree::<false>(&mut w.workspace, &mut collect);
                     } else {
-                        self.tree.traverse_bvtt_single_tree::<true>(&mut self.workspace, &mut collect);
+                        w.tree.traverse_bvtt_single_tree::<true>(&mut w.workspace, &mut collect);
                     }
-                    let tree = &self.tree;
+                    let tree = &w.tree;
                     self.pairs.retain(|&(a, b), seen| {
                         *seen == stamp || {
                             let (Some(na), Some(nb)) = (tree.leaf_node(a), tree.leaf_node(b)) else { return false };
                             !(na.is_changed() || nb.is_changed()) || na.intersects(nb)
                         }
                     });
-                    self.candidates.clear();
-                    let aabbs = &self.aabbs;
-                    self.candidates
+                    w.candidates.clear();
+                    let aabbs = &w.aabbs;
+                    w.candidates
                         .extend(self.pairs.keys().filter(|&&(a, b)| aabbs[a as usize].intersects(&aabbs[b as usize])));
-                }
-
-                fn narrow(&mut self) {
-                    let mut hits = std::mem::take(&mut self.hits);
-                    hits.clear();
-                    let this = &*self;
-                    #[cfg(feature = "parallel")]
-                    if this.parallel {
-                        use rayon::prelude::*;
-                        hits.par_extend(this.candidates.par_iter().copied().filter(|&(a, b)| this.test(a, b)));
-                        self.hits = hits;
-                        return;
-                    }
-                    hits.extend(this.candidates.iter().copied().filter(|&(a, b)| this.test(a, b)));
-                    self.hits = hits;
-                }
-
-                fn advance(&mut self) {
-                    for &f in &self.moving {
-                        let f = f as usize;
-                        self.poses[f].translation += self.disp[f];
-                    }
                 }
             }
 
             impl Peer for Baseline {
                 fn prepare(&mut self) {
                     if reverse_due(self.steps) {
-                        for &f in &self.moving {
+                        for &f in &self.parry.moving {
                             self.velocity[f as usize] = -self.velocity[f as usize];
                         }
                     }
@@ -322,34 +229,23 @@ macro_rules! baseline {
                         Variant::Rebuild => self.broad_rebuild(),
                         Variant::Incremental => self.broad_incremental(),
                     }
-                    let t1 = std::time::Instant::now();
-                    self.narrow();
-                    self.advance();
-                    self.narrow_ms = t1.elapsed().as_secs_f64() * 1e3;
-                    self.broad_ms = (t1 - t).as_secs_f64() * 1e3;
-                    self.hits.len()
+                    self.parry.finish_step(t)
                 }
 
                 fn phases(&self) -> (f64, f64) {
-                    (self.broad_ms, self.narrow_ms)
+                    (self.parry.broad_ms, self.parry.narrow_ms)
                 }
 
                 fn hits(&self) -> &[(u32, u32)] {
-                    &self.hits
+                    &self.parry.hits
                 }
 
                 fn candidates(&self) -> usize {
-                    self.candidates.len()
+                    self.parry.candidates.len()
                 }
 
                 fn memory(&self) -> usize {
-                    let boxes = (self.aabbs.capacity() + self.moving_aabbs.capacity()) * size_of::<Aabb>();
-                    let lists = (self.candidates.capacity() + self.hits.capacity()) * size_of::<(u32, u32)>()
-                        + self.pairs.capacity() * (size_of::<((u32, u32), u32)>() + 1);
-                    self.tree.heap_memory_size()
-                        + self.static_tree.as_ref().map_or(0, |t| t.heap_memory_size())
-                        + boxes
-                        + lists
+                    self.parry.memory() + self.pairs.capacity() * (size_of::<((u32, u32), u32)>() + 1)
                 }
             }
         }
@@ -365,8 +261,8 @@ fn shape2(f: &Frame<2>) -> (parry2d_f64::math::Pose, Box<dyn parry2d_f64::shape:
     peer::peer2::shape(f).expect("valid frames have solid polygons")
 }
 
-baseline!(peer3, parry3d_f64, 3, crate::shape3);
-baseline!(peer2, parry2d_f64, 2, crate::shape2);
+baseline!(peer3, parry3d_f64, world3, 3, crate::shape3);
+baseline!(peer2, parry2d_f64, world2, 2, crate::shape2);
 
 struct Args {
     scenes: Vec<String>,

@@ -12,6 +12,33 @@ pub fn orthogonal<const D: usize>(c: &[[f64; D]; D]) -> bool {
     (0..D).all(|i| (0..i).all(|j| (0..D).map(|k| c[i][k] * c[j][k]).sum::<f64>().abs() <= 1e-12 * len[i] * len[j]))
 }
 
+/// `peer`, `test` and `cast` of one dimension's module, the same code in 2D
+/// and 3D: `$frame` is the frame type, `$refused` the panic message for a
+/// frame parry refuses. They use the invoking module's `shape` and
+/// `velocity`, and its imports of parry's `Pose`, `Vector`, `Shape`,
+/// `query` and `ShapeCastOptions`.
+macro_rules! pair_queries {
+    ($frame:ty, $refused:literal) => {
+        /// A frame as parry sees it: pose, shape and velocity.
+        pub fn peer(f: &$frame) -> (Pose, Box<dyn Shape>, Vector) {
+            let (pose, shape) = shape(f).expect($refused);
+            (pose, shape, velocity(f))
+        }
+
+        /// parry's static test (velocities ignored).
+        pub fn test(a: &(Pose, Box<dyn Shape>, Vector), b: &(Pose, Box<dyn Shape>, Vector)) -> bool {
+            query::intersection_test(&a.0, &*a.1, &b.0, &*b.1).map(|r| r.intersecting).unwrap_or(false)
+        }
+
+        /// parry's cast over the step (each displaced by its velocity): do
+        /// they meet (time of impact in `[0, 1]`, stopping at penetration)?
+        pub fn cast(a: &(Pose, Box<dyn Shape>, Vector), b: &(Pose, Box<dyn Shape>, Vector)) -> bool {
+            let opts = ShapeCastOptions { max_time_of_impact: 1.0, stop_at_penetration: true, ..Default::default() };
+            matches!(query::cast_shapes(&a.0, a.2, &*a.1, &b.0, b.2, &*b.1, opts), Ok(Some(_)))
+        }
+    };
+}
+
 pub mod peer3 {
     use fmbgrid::{Frame3, FrameKind};
     use parry3d_f64::math::{Mat3, Pose, Rot3, Vector};
@@ -45,21 +72,7 @@ pub mod peer3 {
         Vector::new(v[0], v[1], v[2])
     }
 
-    /// A frame as parry sees it: pose, shape and velocity.
-    pub fn peer(f: &Frame3) -> (Pose, Box<dyn Shape>, Vector) {
-        let (pose, shape) = shape(f).expect("valid frames have solid hulls");
-        (pose, shape, velocity(f))
-    }
-
-    /// parry's static test (velocities ignored).
-    pub fn test(a: &(Pose, Box<dyn Shape>, Vector), b: &(Pose, Box<dyn Shape>, Vector)) -> bool {
-        query::intersection_test(&a.0, &*a.1, &b.0, &*b.1).map(|r| r.intersecting).unwrap_or(false)
-    }
-
-    pub fn cast(a: &(Pose, Box<dyn Shape>, Vector), b: &(Pose, Box<dyn Shape>, Vector)) -> bool {
-        let opts = ShapeCastOptions { max_time_of_impact: 1.0, stop_at_penetration: true, ..Default::default() };
-        matches!(query::cast_shapes(&a.0, a.2, &*a.1, &b.0, b.2, &*b.1, opts), Ok(Some(_)))
-    }
+    pair_queries!(Frame3, "valid frames have solid hulls");
 }
 
 pub mod peer2 {
@@ -96,19 +109,5 @@ pub mod peer2 {
         Vector::new(v[0], v[1])
     }
 
-    /// A frame as parry sees it: pose, shape and velocity.
-    pub fn peer(f: &Frame2) -> (Pose, Box<dyn Shape>, Vector) {
-        let (pose, shape) = shape(f).expect("valid frames have solid polygons");
-        (pose, shape, velocity(f))
-    }
-
-    /// parry's static test (velocities ignored).
-    pub fn test(a: &(Pose, Box<dyn Shape>, Vector), b: &(Pose, Box<dyn Shape>, Vector)) -> bool {
-        query::intersection_test(&a.0, &*a.1, &b.0, &*b.1).map(|r| r.intersecting).unwrap_or(false)
-    }
-
-    pub fn cast(a: &(Pose, Box<dyn Shape>, Vector), b: &(Pose, Box<dyn Shape>, Vector)) -> bool {
-        let opts = ShapeCastOptions { max_time_of_impact: 1.0, stop_at_penetration: true, ..Default::default() };
-        matches!(query::cast_shapes(&a.0, a.2, &*a.1, &b.0, b.2, &*b.1, opts), Ok(Some(_)))
-    }
+    pair_queries!(Frame2, "valid frames have solid polygons");
 }
