@@ -46,6 +46,8 @@ use parry3d_f64::shape::{Cuboid, Shape};
 mod parry_world;
 #[path = "../benches/support/peer.rs"]
 mod peer;
+#[path = "../benches/support/threads.rs"]
+mod threads;
 
 use parry_world::world3::{ParryWorld, cast_options};
 
@@ -404,7 +406,7 @@ fn run(args: &Args) {
          step plus the fixed frames' `Bvh` built once, same body filter. Times per step, min / median over the \
          timed steps; parry's broad (swept boxes, tree, pairs) / narrow (tests, advance) split is the median of \
          each. `fmbgrid/parry` < 1: fmbgrid is faster. {} thread(s).\n",
-        pool_threads()
+        threads::pool_threads()
     );
     println!(
         "| scene | frames | timed steps | pairs/step | fmbgrid ms/step (min / median) | parry ms/step (min / median) \
@@ -436,26 +438,7 @@ fn run(args: &Args) {
     }
 }
 
-/// Threads of the pool the benchmark runs in.
-fn pool_threads() -> usize {
-    #[cfg(feature = "parallel")]
-    return rayon::current_num_threads();
-    #[cfg(not(feature = "parallel"))]
-    1
-}
-
 fn main() {
     let args = parse_args();
-    #[cfg(feature = "parallel")]
-    {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads).build().expect("thread pool");
-        pool.install(|| run(&args));
-    }
-    #[cfg(not(feature = "parallel"))]
-    {
-        if args.threads > 1 {
-            eprintln!("built without the `parallel` feature: running on one thread");
-        }
-        run(&args);
-    }
+    threads::run_with_threads(args.threads, || run(&args));
 }

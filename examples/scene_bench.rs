@@ -48,6 +48,8 @@ mod parry_world;
 mod peer;
 #[path = "../benches/support/scenes.rs"]
 mod scenes;
+#[path = "../benches/support/threads.rs"]
+mod threads;
 
 use scenes::{SCENES, Scene};
 
@@ -528,7 +530,7 @@ fn run(args: &Args) {
          two frames have the same displacement, `cast_shapes` over the step otherwise; `Cuboid` + pose for \
          orthogonal boxes, convex hulls otherwise. Threads in the pool: {}.",
         args.margin,
-        pool_threads()
+        threads::pool_threads()
     );
     let mut summary = Vec::new();
     for &n in &args.ns {
@@ -570,26 +572,7 @@ fn run(args: &Args) {
     }
 }
 
-/// Threads of the pool the benchmark runs in.
-fn pool_threads() -> usize {
-    #[cfg(feature = "parallel")]
-    return rayon::current_num_threads();
-    #[cfg(not(feature = "parallel"))]
-    1
-}
-
 fn main() {
     let args = parse_args();
-    #[cfg(feature = "parallel")]
-    {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads).build().expect("thread pool");
-        pool.install(|| run(&args));
-    }
-    #[cfg(not(feature = "parallel"))]
-    {
-        if args.threads > 1 {
-            eprintln!("built without the `parallel` feature: running on one thread");
-        }
-        run(&args);
-    }
+    threads::run_with_threads(args.threads, || run(&args));
 }

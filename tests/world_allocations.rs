@@ -70,8 +70,7 @@ fn first_sizes() -> Vec<usize> {
 /// so every buffer has already held the largest step counted.
 fn allocations_of_steps<const D: usize>(world: &mut World<D>, dt: f64, steps: usize) -> (usize, usize) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    pool.install(|| {
+    in_worker(|| {
         for _ in 0..2 {
             for _ in 0..steps {
                 world.step(dt).unwrap();
@@ -88,6 +87,15 @@ fn allocations_of_steps<const D: usize>(world: &mut World<D>, dt: f64, steps: us
         COUNTING.store(false, Ordering::Relaxed);
         (ALLOCATIONS.load(Ordering::Relaxed), contacts)
     })
+}
+
+/// Runs `f` in a rayon worker of a two-thread pool (with the `parallel`
+/// feature; on this thread without).
+fn in_worker<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    #[cfg(feature = "parallel")]
+    return rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap().install(f);
+    #[cfg(not(feature = "parallel"))]
+    f()
 }
 
 /// Reverses the velocity of every moving body.
