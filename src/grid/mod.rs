@@ -15,6 +15,10 @@
 //! Every pair is reported once with the reference-point method: a pair is
 //! taken only in the cell (of the query's level) that holds the minimum
 //! corner of the two boxes' overlap.
+//!
+//! Items may carry a group (the body of a frame): items of one group are
+//! never paired, and are skipped before their boxes are read. In a mesh,
+//! most overlapping boxes are the body's own neighbouring elements.
 
 mod cell;
 mod grid_box;
