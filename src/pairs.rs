@@ -5,12 +5,13 @@
 //! level `ℓ`):
 //! 1. moving items later in the same cell's bucket, same level;
 //! 2. moving items of coarser levels, in the parent cell of `c`;
-//!
-//! (moving items of `a`'s group are skipped in 1–2 before their boxes are
-//! read: in a mesh most overlapping boxes are the body's own neighbours);
 //! 3. fixed items of level `ℓ` and coarser, in `c` or its parent cell;
 //! 4. fixed items of finer levels, by a box query, once per item (from the
 //!    cell of its box's minimum corner).
+//!
+//! In 1–2, moving items of `a`'s group (its body) are skipped before their
+//! boxes are read: in a mesh most overlapping boxes are the body's own
+//! neighbours.
 //!
 //! In 1–3 a pair is kept only when the minimum corner of the two boxes'
 //! overlap lies in `c`: that corner lies in exactly one of `a`'s cells, and
@@ -47,8 +48,7 @@ fn levels_from(mask: u64, from: usize) -> impl Iterator<Item = usize> {
 /// Calls `f(a, partner)` for each candidate pair whose moving entry lies in
 /// `range` of `moving.entries()`. Over the whole range every pair of
 /// overlapping boxes, moving–moving (but for items of one group) and
-/// moving–fixed, comes out once. Both
-/// grids must share their cell size.
+/// moving–fixed, comes out once. Both grids must share their cell size.
 pub(crate) fn for_each_candidate<const D: usize>(
     moving: &HashGrid<D>,
     fixed: &HashGrid<D>,
