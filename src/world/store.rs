@@ -32,7 +32,7 @@ fn centre_cell<const D: usize>(f: &Frame<D>, cell: &CellSize) -> [i32; D] {
 
 /// Cells made relative to the lowest one and coarsened until every axis
 /// fits `MORTON_BITS / D` bits: the curve's order is kept, merging cells
-/// only in worlds wider than 4096 cells.
+/// only in worlds wider than 2^12 cells in 3D (2^18 in 2D).
 struct Coarse<const D: usize> {
     lo: [i64; D],
     shift: u32,
