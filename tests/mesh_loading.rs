@@ -695,7 +695,7 @@ fn load_solid_takes_the_tetrahedralisation_beside_a_surface() {
     assert!(missing.contains("cube.obj") && missing.contains("cube.ele"), "{missing}");
 
     // The sphere's tetrahedra beside the cube's surface: refused by volume.
-    let tmp = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-meshes/solid");
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("load_solid");
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
     std::fs::copy(dir.join("cube.obj"), tmp.join("cube.obj")).unwrap();
@@ -716,4 +716,26 @@ fn load_solid_takes_the_tetrahedralisation_beside_a_surface() {
     // ... and the closed cube with its own tetrahedra is accepted.
     std::fs::copy(dir.join("cube.obj"), tmp.join("cube.obj")).unwrap();
     assert_eq!(mesh::load_solid(tmp.join("cube.obj")).unwrap().tetrahedra.len(), 5);
+    // The right tetrahedra, moved by 10 along x: same volume, refused by box.
+    std::fs::copy(dir.join("icosphere.obj"), tmp.join("sphere.obj")).unwrap();
+    std::fs::copy(dir.join("icosphere.ele"), tmp.join("sphere.ele")).unwrap();
+    let node = std::fs::read_to_string(dir.join("icosphere.node")).unwrap();
+    let moved: Vec<String> = node
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if i == 0 || f.len() < 4 || line.starts_with('#') {
+                return line.to_string();
+            }
+            let x: f64 = f[1].parse().unwrap();
+            format!("{} {} {} {}", f[0], x + 10.0, f[2], f[3])
+        })
+        .collect();
+    std::fs::write(tmp.join("sphere.node"), moved.join("\n")).unwrap();
+    let shifted = mesh::load_solid(tmp.join("sphere.obj")).unwrap_err().to_string();
+    assert!(shifted.contains("does not fill the surface: its box"), "{shifted}");
+    // A volume mesh is not a surface to fill.
+    let volume = mesh::load_solid(dir.join("bunny_6k.ele")).unwrap_err().to_string();
+    assert!(volume.contains("already has tetrahedra"), "{volume}");
 }

@@ -177,11 +177,13 @@ pub fn load(path: impl AsRef<Path>) -> Result<Mesh, MeshError> {
     parse(&bytes).map_err(|e| e.in_file(path))
 }
 
-/// How far a tetrahedralisation's volume may stray from its surface's
-/// enclosed volume, relative, for [`load_solid`] to accept it: far above the
-/// round-off of both sums, far below any real mismatch (a missing or extra
-/// tetrahedron of a 10⁵-element mesh moves it by about 1e-5).
-pub const SOLID_VOLUME_TOLERANCE: f64 = 1e-7;
+/// How far a tetrahedralisation may stray from its surface for
+/// [`load_solid`] to accept it, relative: its volume against the enclosed
+/// volume, and its box's corners against the surface's (relative to the
+/// box's largest extent). Far above the round-off of both meshes, far below
+/// any real mismatch (one tetrahedron of a 10⁵-element mesh more or less
+/// moves the volume by about 1e-5).
+pub const SOLID_TOLERANCE: f64 = 1e-7;
 
 /// The TetGen pair `stem.node` / `stem.ele` beside a file `stem.ext`, when
 /// both exist: where [`load_solid`] looks for a surface's tetrahedralisation.
@@ -197,19 +199,20 @@ pub fn tetrahedralisation_beside(path: impl AsRef<Path>) -> Option<PathBuf> {
 }
 
 /// A closed surface and the tetrahedralisation that fills it: the surface
-/// file (`obj`, `stl`, `ply` or `msh`) plus the TetGen pair
-/// `stem.node` / `stem.ele` beside it (as `tetgen -pY stem.off` writes it,
-/// renamed). The mesh holds the surface's triangles and the
+/// file (`obj`, `stl`, `ply` or `msh`, with triangles only) plus the TetGen
+/// pair `stem.node` / `stem.ele` beside it (as `tetgen -pY stem.off` writes
+/// it, renamed). The mesh holds the surface's triangles and the
 /// tetrahedralisation's tetrahedra (its vertices after the surface's), so
 /// [`Mesh::frames`] gives one tetrahedron frame per element, and
 /// [`Mesh::enclosed_volume`] and [`Mesh::tetrahedra_volume`] agree.
 ///
 /// # Errors
 /// [`MeshError`] when either file cannot be loaded (a missing `stem.ele` is
-/// named), or when the tetrahedra do not fill the surface: their volume
-/// differs from the enclosed volume by more than
-/// [`SOLID_VOLUME_TOLERANCE`] relative (an open surface, or a
-/// tetrahedralisation of another shape).
+/// named), when the surface file already has tetrahedra, or when the
+/// tetrahedra do not fill the surface: their volume differs from the
+/// enclosed volume, or their box from the surface's, by more than
+/// [`SOLID_TOLERANCE`] (an open surface, a tetrahedralisation of another
+/// shape, or one moved or scaled).
 ///
 /// ```
 /// let sphere = fmbgrid::mesh::load_solid("assets/meshes/icosphere.obj")?;
@@ -221,28 +224,53 @@ pub fn tetrahedralisation_beside(path: impl AsRef<Path>) -> Option<PathBuf> {
 /// ```
 pub fn load_solid(path: impl AsRef<Path>) -> Result<Mesh, MeshError> {
     let path = path.as_ref();
+    let surface = load(path)?;
+    fill(surface, path)
+}
+
+/// The `surface` read from `path`, with the tetrahedralisation beside it
+/// (see [`load_solid`]).
+pub(crate) fn fill(mut surface: Mesh, path: &Path) -> Result<Mesh, MeshError> {
+    let refuse = |problem: String| MeshError::new(problem).in_file(path);
+    if !surface.tetrahedra.is_empty() {
+        return Err(refuse("already has tetrahedra: a solid is made from a surface mesh".into()));
+    }
     let Some(ele) = tetrahedralisation_beside(path) else {
-        let problem = format!("no tetrahedralisation beside it ({} and .node)", path.with_extension("ele").display());
-        return Err(MeshError::new(problem).in_file(path));
+        let missing = path.with_extension("ele");
+        return Err(refuse(format!("no tetrahedralisation beside it ({} and .node)", missing.display())));
     };
-    let mut mesh = load(path)?;
     let solid = load_tetgen(&ele)?;
-    let (filled, enclosed) = (solid.tetrahedra_volume(), mesh.enclosed_volume().abs());
-    if !(enclosed > 0.0 && (filled - enclosed).abs() <= SOLID_VOLUME_TOLERANCE * enclosed) {
-        let problem = format!(
-            "{} does not fill the surface: tetrahedra volume {filled} against enclosed volume {enclosed}",
-            ele.display()
-        );
-        return Err(MeshError::new(problem).in_file(path));
+    let (filled, enclosed) = (solid.tetrahedra_volume(), surface.enclosed_volume().abs());
+    if !(enclosed > 0.0 && (filled - enclosed).abs() <= SOLID_TOLERANCE * enclosed) {
+        let ele = ele.display();
+        return Err(refuse(format!(
+            "{ele} does not fill the surface: tetrahedra volume {filled} against enclosed volume {enclosed}"
+        )));
+    }
+    // Both boxes exist: both meshes enclose a positive volume.
+    let (Some(outer), Some(inner)) = (surface.aabb(), solid.aabb()) else {
+        return Err(refuse("an empty mesh".into()));
+    };
+    let size = outer.extent().into_iter().fold(0.0, f64::max);
+    let apart = (0..3).map(|k| (outer.min[k] - inner.min[k]).abs().max((outer.max[k] - inner.max[k]).abs()));
+    if apart.fold(0.0, f64::max) > SOLID_TOLERANCE * size {
+        return Err(refuse(format!(
+            "{} does not fill the surface: its box {:?}..{:?} against the surface's {:?}..{:?}",
+            ele.display(),
+            inner.min,
+            inner.max,
+            outer.min,
+            outer.max
+        )));
     }
     let (vertices, elements) =
-        (mesh.vertices.len() + solid.vertices.len(), mesh.triangles.len() + solid.tetrahedra.len());
+        (surface.vertices.len() + solid.vertices.len(), surface.triangles.len() + solid.tetrahedra.len());
     check_sizes(vertices, elements).map_err(|e| e.in_file(path))?;
     // Cannot truncate: at most MAX_VERTICES (2^28) vertices, just checked.
-    let base = mesh.vertices.len() as u32;
-    mesh.vertices.extend_from_slice(&solid.vertices);
-    mesh.tetrahedra.extend(solid.tetrahedra.iter().map(|t| t.map(|i| i + base)));
-    Ok(mesh)
+    let base = surface.vertices.len() as u32;
+    surface.vertices.extend_from_slice(&solid.vertices);
+    surface.tetrahedra.extend(solid.tetrahedra.iter().map(|t| t.map(|i| i + base)));
+    Ok(surface)
 }
 
 fn load_tetgen(path: &Path) -> Result<Mesh, MeshError> {

@@ -266,7 +266,7 @@ pub(super) struct Loaded {
 
 /// Loads a mesh asset as frames: a volume mesh's tetrahedra; a surface
 /// mesh's thin shells when `thickness` (in the mesh's own units) is given,
-/// else the tetrahedralisation beside the file ([`mesh::load_solid`]).
+/// else the tetrahedralisation beside the file (as [`mesh::load_solid`]).
 fn load_asset(path: &Path, thickness: Option<f64>) -> Result<Loaded, String> {
     let mut mesh = mesh::load(path).map_err(|e| e.to_string())?;
     match (mesh.tetrahedra.is_empty(), thickness) {
@@ -277,7 +277,7 @@ fn load_asset(path: &Path, thickness: Option<f64>) -> Result<Loaded, String> {
             ));
         }
         (true, None) if mesh::tetrahedralisation_beside(path).is_some() => {
-            mesh = mesh::load_solid(path).map_err(|e| e.to_string())?;
+            mesh = mesh::fill(mesh, path).map_err(|e| e.to_string())?;
         }
         (true, None) => {
             return Err(format!(

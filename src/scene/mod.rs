@@ -48,7 +48,8 @@
 //!   the mesh loader): a volume mesh gives one tetrahedron frame per
 //!   element; a surface mesh gives thin shells with `thickness`, or without
 //!   it the tetrahedralisation `stem.node`/`stem.ele` beside the file
-//!   ([`crate::mesh::load_solid`]; one of the two is required);
+//!   ([`crate::mesh::load_solid`]; one of the two is required, and
+//!   `thickness` on a volume mesh is an error);
 //! * `scale` (uniform, default 1), `motion` (`"fixed"` | `"moving"`, default
 //!   moving), `position`, `rotation`, `velocity` (moving bodies only);
 //! * `grid = { count, spacing }` (one count and spacing per axis): copies at

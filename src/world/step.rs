@@ -51,6 +51,11 @@ impl<const D: usize> World<D> {
     /// Pose changes made with [`World::set_pose`] take effect at the start of
     /// the step; rotation is not swept (frames translate during the step).
     ///
+    /// Once its buffers have grown, a step allocates nothing. With the
+    /// `parallel` feature, calling it from outside a rayon pool hands one job
+    /// to rayon's global queue, which allocates a small block every few
+    /// dozen calls; call it inside `pool.install` to avoid even that.
+    ///
     /// # Errors
     /// [`WorldError::BadTimeStep`] for a negative or non-finite `dt`,
     /// [`WorldError::BadNumber`] when `velocity · dt` overflows the supported

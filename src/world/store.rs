@@ -9,7 +9,7 @@
 
 use super::body::{BodyHandle, FrameId};
 use crate::frame::Frame;
-use crate::grid::{CellSize, morton};
+use crate::grid::{CellSize, MAX_ITEMS, morton};
 
 /// Slot value of a removed frame awaiting compaction.
 const DEAD: u32 = u32::MAX;
@@ -23,6 +23,8 @@ const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
 const MORTON_BITS: u32 = 36;
 const DEAD_KEY: u64 = 1 << 63;
 const DONE: u64 = u64::MAX;
+// Every store index fits its bits, and live keys stay below `DEAD_KEY`.
+const _: () = assert!(MAX_ITEMS <= 1 << INDEX_BITS && MORTON_BITS + INDEX_BITS < 63);
 
 /// The base-level cell holding a frame's box centre.
 fn centre_cell<const D: usize>(f: &Frame<D>, cell: &CellSize) -> [i32; D] {
