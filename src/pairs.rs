@@ -111,7 +111,7 @@ mod tests {
     ) -> Vec<(u32, Partner)> {
         let size = CellSize::new(base);
         let (mut m, mut s) = (HashGrid::default(), HashGrid::default());
-        m.build_grouped(size, moving.iter().enumerate().map(|(i, b)| (*b, group(i))));
+        m.build_for_pairs(size, moving.iter().enumerate().map(|(i, b)| (*b, group(i))), true);
         s.build(size, fixed.iter().copied());
         let mut out = Vec::new();
         // In two halves, as parallel chunks would.

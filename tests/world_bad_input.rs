@@ -186,12 +186,10 @@ fn bad_time_steps_are_refused_and_change_nothing() {
     }
     // A displacement within range (1e15) that takes the body beyond 1e15.
     assert_eq!(refused(&mut w, |w| w.step(1.0).map(|c| c.len())), WorldError::OutOfRange(ball));
-    // -0.0 is not negative: a step of zero length, or refused; never a panic.
+    // -0.0 is not negative: a step of zero length, checked against brute force.
     let mut z = w.clone();
     z.set_velocity(ball, [0.5, 0.0, 0.0]).unwrap();
-    if z.clone().step(-0.0).is_ok() {
-        check_step(&mut z, -0.0, &mut StepStats::default()).unwrap();
-    }
+    check_step(&mut z, -0.0, &mut StepStats::default()).unwrap();
 }
 
 #[test]
@@ -532,4 +530,34 @@ fn moving_only_world_keeps_both_grids_on_one_cell_size() {
     assert_eq!(w.step(0.1).unwrap().len(), 1);
     w.remove(b).unwrap();
     assert!(w.step(0.1).unwrap().is_empty());
+}
+
+/// A manual cell size that is not positive and finite is ignored: the world
+/// sizes its cells as an automatic one does, with or without fixed bodies.
+#[test]
+fn invalid_cell_sizes_mean_automatic() {
+    let bodies = |world: &mut World<3>, with_fixed: bool| {
+        if with_fixed {
+            world
+                .insert(Body::fixed(vec![Frame::from_aabb([-50.0, -4.0, -50.0], [50.0, 0.0, 50.0]).unwrap()]))
+                .unwrap();
+        }
+        for k in 0..5 {
+            let x = 5.0 * f64::from(k);
+            let cube = Frame::from_aabb([x, 1.0, 0.0], [x + 3.0, 4.0, 3.0]).unwrap();
+            world.insert(Body::moving(vec![cube]).with_velocity([0.0, -1.0, 0.0])).unwrap();
+        }
+    };
+    for with_fixed in [false, true] {
+        let mut auto = World::<3>::new(WorldConfig::default());
+        bodies(&mut auto, with_fixed);
+        auto.step(0.1).unwrap();
+        assert!(auto.cell_size() > 1.0, "automatic size {}", auto.cell_size());
+        for bad in [-1.0, 0.0, f64::NAN, f64::INFINITY] {
+            let mut world = World::<3>::new(WorldConfig::default().with_cell_size(bad));
+            bodies(&mut world, with_fixed);
+            world.step(0.1).unwrap();
+            assert_eq!(world.cell_size(), auto.cell_size(), "cell size {bad}, fixed bodies: {with_fixed}");
+        }
+    }
 }

@@ -60,6 +60,8 @@ pub(crate) struct HashGrid<const D: usize> {
     /// Items of level `ℓ`: `by_level[level_starts[ℓ]..level_starts[ℓ + 1]]`.
     level_starts: [u32; MAX_LEVELS + 1],
     by_level: Vec<u32>,
+    /// Built by `build`, with `by_level`: may be queried.
+    queryable: bool,
     /// Bit `ℓ` set when level `ℓ` has items.
     occupied: u64,
 }
@@ -76,6 +78,7 @@ impl<const D: usize> Default for HashGrid<D> {
             mask: 0,
             level_starts: [0; MAX_LEVELS + 1],
             by_level: Vec::new(),
+            queryable: true,
             occupied: 0,
         }
     }
@@ -83,35 +86,40 @@ impl<const D: usize> Default for HashGrid<D> {
 
 impl<const D: usize> HashGrid<D> {
     /// Rebuilds the grid over `boxes` with base cell size `size`, each item
-    /// its own group.
+    /// its own group, for [`HashGrid::query`].
     pub fn build(&mut self, size: CellSize, boxes: impl Iterator<Item = Aabb<D>>) {
         self.groups.clear();
         self.boxes.clear();
         self.boxes.extend(boxes.map(|b| GridBox::new(&b)));
-        self.index(size);
+        self.index(size, true);
     }
 
-    /// Rebuilds the grid over `(box, group)` items with base cell size `size`:
-    /// [`HashGrid::same_group`] tells which items are never to be paired.
-    pub fn build_grouped(&mut self, size: CellSize, items: impl Iterator<Item = (Aabb<D>, u32)>) {
+    /// Rebuilds the grid over `(box, group)` items with base cell size
+    /// `size`, for the pairs pass only (not queried, so without the items-by-
+    /// level index). With `grouped`, [`HashGrid::same_group`] tells which
+    /// items are never to be paired; without, every item is its own group.
+    pub fn build_for_pairs(&mut self, size: CellSize, items: impl Iterator<Item = (Aabb<D>, u32)>, grouped: bool) {
         self.groups.clear();
         self.boxes.clear();
         for (b, g) in items {
             self.boxes.push(GridBox::new(&b));
-            self.groups.push(g);
+            if grouped {
+                self.groups.push(g);
+            }
         }
-        self.index(size);
+        self.index(size, false);
     }
 
     /// True when items `a` and `b` belong to one group (never for a grid
-    /// built by [`HashGrid::build`]).
+    /// built without groups).
     #[inline(always)]
     pub fn same_group(&self, a: u32, b: u32) -> bool {
         !self.groups.is_empty() && self.groups[a as usize] == self.groups[b as usize]
     }
 
-    /// Levels, entries and buckets of the boxes just stored.
-    fn index(&mut self, size: CellSize) {
+    /// Levels, entries and buckets of the boxes just stored, and with
+    /// `by_level` the items of each level (for queries).
+    fn index(&mut self, size: CellSize, by_level: bool) {
         self.size = size;
         self.levels.clear();
         self.levels.extend(self.boxes.iter().map(|b| size.level_of(&b.to_aabb()) as u8));
@@ -175,6 +183,10 @@ impl<const D: usize> HashGrid<D> {
             self.level_starts[l + 1] += self.level_starts[l];
         }
         self.by_level.clear();
+        self.queryable = by_level;
+        if !by_level {
+            return;
+        }
         self.by_level.resize(self.boxes.len(), 0);
         let mut fill = self.level_starts;
         for (item, &l) in self.levels.iter().enumerate() {
@@ -256,6 +268,8 @@ impl<const D: usize> HashGrid<D> {
 
     /// Items of `level` overlapping `q`, each once.
     pub fn query_level(&self, q: &GridBox<D>, level: usize, f: &mut impl FnMut(u32)) {
+        // An invariant of the crate: only grids built by `build` are queried.
+        assert!(self.queryable, "query on a grid built for the pairs pass");
         let (lo, hi) = self.size.cell_range(&q.to_aabb(), level);
         let items = &self.by_level[self.level_starts[level] as usize..self.level_starts[level + 1] as usize];
         if cell_count(&lo, &hi) > items.len() as u64 {

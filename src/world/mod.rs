@@ -144,6 +144,8 @@ impl<const D: usize> World<D> {
     /// ```
     pub fn new(config: WorldConfig) -> Self {
         let () = Frame::<D>::SUPPORTED;
+        // An invalid manual size is ignored once, here: automatic from then on.
+        let config = WorldConfig { cell_size: config.cell_size.filter(|w| *w > 0.0 && w.is_finite()) };
         World {
             config,
             slots: Vec::new(),
@@ -151,7 +153,7 @@ impl<const D: usize> World<D> {
             len: 0,
             fixed_fresh: true,
             moving_fresh: true,
-            cell: CellSize::new(config.cell_size.filter(|w| *w > 0.0 && w.is_finite()).unwrap_or(1.0)),
+            cell: CellSize::new(config.cell_size.unwrap_or(1.0)),
             fixed: Store::default(),
             static_grid: HashGrid::default(),
             moving: Store::default(),
@@ -589,8 +591,8 @@ impl<const D: usize> World<D> {
     fn refresh(&mut self) {
         if !self.fixed_fresh {
             self.cell = match self.config.cell_size {
-                Some(w) if w > 0.0 && w.is_finite() => CellSize::new(w),
-                _ => {
+                Some(w) => CellSize::new(w),
+                None => {
                     let all = self.fixed.live().chain(self.moving.live()).map(|(f, _)| f.aabb());
                     cell_size_for(all, &mut self.scratch)
                 }
@@ -634,7 +636,9 @@ impl<const D: usize> World<D> {
             }
         });
         *self.store_mut(motion) = store;
-        self.unsorted_steps = 0;
+        if motion == Motion::Moving {
+            self.unsorted_steps = 0;
+        }
     }
 }
 

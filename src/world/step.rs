@@ -169,15 +169,13 @@ impl<const D: usize> World<D> {
             self.body_grid = bodies;
             self.body_reaching = reaching;
         }
-        let at = |i: u32| (&self.moving.frames[i as usize], &self.moving.meta[i as usize]);
-        if self.largest_body > 1 {
-            // Grouped by body: the pairs pass skips a body's own frames.
-            let items = self.active.iter().map(|&i| at(i)).map(|(f, m)| (swept(f, m), m.rank));
-            self.moving_grid.build_grouped(self.cell, items);
-        } else {
-            let boxes = self.active.iter().map(|&i| at(i)).map(|(f, m)| swept(f, m));
-            self.moving_grid.build(self.cell, boxes);
-        }
+        let items = self.active.iter().map(|&i| {
+            let m = &self.moving.meta[i as usize];
+            (swept(&self.moving.frames[i as usize], m), m.rank)
+        });
+        // Grouped by body when bodies have several frames: the pairs pass
+        // skips a body's own frames.
+        self.moving_grid.build_for_pairs(self.cell, items, self.largest_body > 1);
     }
 
     /// True when box `b` of a frame of moving body `rank` overlaps another
@@ -219,28 +217,33 @@ impl<const D: usize> World<D> {
     /// The contacts of the candidate pairs of a range of moving-grid entries.
     fn contacts_in(&self, entries: std::ops::Range<usize>, out: &mut Vec<Contact<D>>) {
         let (moving, fixed) = (&self.moving, &self.fixed);
-        // The moving frame of the last entry, reused by its partners.
-        let mut current: Option<(u32, Frame<D>)> = None;
-        for_each_candidate(&self.moving_grid, &self.static_grid, entries, |i, partner| {
-            // Grid items are the active frames.
-            let i = self.active[i as usize];
-            let me = &moving.meta[i as usize];
-            let (other, other_frame) = match partner {
+        let moved = |i: u32, m: &Meta| moving.frames[i as usize].moved(self.body_shift[m.rank as usize]);
+        // The moving frame of the last grid item, reused by its partners.
+        let mut current: Option<(u32, &Meta, Frame<D>)> = None;
+        for_each_candidate(&self.moving_grid, &self.static_grid, entries, |item, partner| {
+            let (me, frame) = match &current {
+                Some((c, me, f)) if *c == item => (*me, f),
+                _ => {
+                    // Grid items are the active frames.
+                    let i = self.active[item as usize];
+                    let me = &moving.meta[i as usize];
+                    let (_, me, f) = current.insert((item, me, moved(i, me)));
+                    (*me, &*f)
+                }
+            };
+            // The filter first: a refused pair costs no frame copy.
+            let hit = match partner {
                 Partner::Moving(j) => {
                     let j = self.active[j as usize];
-                    let m = &moving.meta[j as usize];
-                    (m, moving.frames[j as usize].moved(self.body_shift[m.rank as usize]))
+                    let other = &moving.meta[j as usize];
+                    me.pairs_with(other).then(|| (other, intersect(frame, &moved(j, other))))
                 }
-                Partner::Fixed(k) => (&fixed.meta[k as usize], fixed.frames[k as usize]),
+                Partner::Fixed(k) => {
+                    let other = &fixed.meta[k as usize];
+                    me.pairs_with(other).then(|| (other, intersect(frame, &fixed.frames[k as usize])))
+                }
             };
-            if !me.pairs_with(other) {
-                return;
-            }
-            let frame = match &current {
-                Some((c, f)) if *c == i => f,
-                _ => &current.insert((i, moving.frames[i as usize].moved(self.body_shift[me.rank as usize]))).1,
-            };
-            if let Some(hit) = intersect(frame, &other_frame) {
+            if let Some((other, Some(hit))) = hit {
                 let (a, b) = (me.id(), other.id());
                 let (a, b) = if a < b { (a, b) } else { (b, a) };
                 out.push(Contact { a, b, aabb: hit.aabb, time: hit.time });

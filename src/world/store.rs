@@ -105,8 +105,6 @@ impl Meta {
 pub(crate) struct Store<const D: usize> {
     pub frames: Vec<Frame<D>>,
     pub meta: Vec<Meta>,
-    /// Removed frames still in the arrays.
-    dead: usize,
     /// Compaction scratch: one key a frame.
     order: Vec<u64>,
 }
@@ -122,7 +120,6 @@ impl<const D: usize> Store<D> {
     /// Marks frame `i` removed.
     pub fn kill(&mut self, i: u32) {
         self.meta[i as usize].slot = DEAD;
-        self.dead += 1;
     }
 
     /// Number of frames, live or not.
@@ -162,7 +159,6 @@ impl<const D: usize> Store<D> {
         for (i, m) in self.meta.iter().enumerate() {
             moved(m, i as u32);
         }
-        self.dead = 0;
         if !keep_scratch {
             self.order = Vec::new();
         }
