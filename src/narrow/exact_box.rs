@@ -31,7 +31,7 @@
 use super::relative::Relative;
 use crate::aabb::Aabb;
 use crate::frame::{Frame, FrameKind};
-use crate::math::{add, add_scaled, box_vertices, cross, dot, fmax, fmin, sub};
+use crate::math::{add, add_scaled, box_vertices, cross, dot, fmax, fmin, norm, sub};
 
 /// Slack, in local units, with which an edge parallel to a face plane is
 /// kept when it lies on the plane: such edges carry vertices of the
@@ -69,18 +69,22 @@ fn recip(x: f64, scale: f64) -> f64 {
 }
 
 /// Lengths of a frame's face normals in its local coordinates: the rows of
-/// `C⁻¹`, and their sum (a simplex's slanted face).
+/// `C⁻¹`, and for a simplex their sum (its slanted face; `None` for a
+/// cuboid, which has no such face).
 #[derive(Clone, Copy)]
 struct FaceScales<const D: usize> {
     rows: [f64; D],
-    sum: f64,
+    sum: Option<f64>,
 }
 
 impl<const D: usize> FaceScales<D> {
     fn of(f: &Frame<D>) -> Self {
         let inv = f.inv();
-        let total: [f64; D] = std::array::from_fn(|k| (0..D).map(|j| inv[j][k]).sum());
-        FaceScales { rows: inv.map(|r| dot(&r, &r).sqrt()), sum: dot(&total, &total).sqrt() }
+        let sum = (f.kind() == FrameKind::Tetrahedron).then(|| {
+            let total: [f64; D] = std::array::from_fn(|k| (0..D).map(|j| inv[j][k]).sum());
+            norm(&total)
+        });
+        FaceScales { rows: inv.map(|r| norm(&r)), sum }
     }
 }
 
@@ -97,11 +101,12 @@ impl<const D: usize> Direction<D> {
     /// coordinates, whose face normals have lengths `faces`.
     #[inline(always)]
     fn new(beta: [f64; D], world: [f64; D], faces: &FaceScales<D>) -> Self {
-        let len = dot(&world, &world).sqrt();
+        let len = norm(&world);
         Direction {
             world,
             recip: std::array::from_fn(|j| recip(beta[j], faces.rows[j] * len)),
-            recip_sum: recip(beta.iter().sum::<f64>(), faces.sum * len),
+            // Only a simplex clips by its slanted face (see `clip`).
+            recip_sum: faces.sum.map_or(0.0, |sum| recip(beta.iter().sum::<f64>(), sum * len)),
         }
     }
 
@@ -139,19 +144,7 @@ impl<const D: usize> Direction<D> {
 /// `yⱼ > 1` (cuboid) or bit `D` for `Σ yⱼ > 1` (tetrahedron); 0 inside.
 #[inline(always)]
 fn outcode<const D: usize>(y: &[f64; D], kind: FrameKind) -> u32 {
-    let mut code = 0;
-    for (j, &v) in y.iter().enumerate() {
-        code |= u32::from(v < -CLIP_SLACK) << j;
-    }
-    match kind {
-        FrameKind::Cuboid => {
-            for (j, &v) in y.iter().enumerate() {
-                code |= u32::from(v > 1.0 + CLIP_SLACK) << (D + j);
-            }
-        }
-        FrameKind::Tetrahedron => code |= u32::from(y.iter().sum::<f64>() > 1.0 + CLIP_SLACK) << D,
-    }
-    code
+    code(y, kind, CLIP_SLACK)
 }
 
 /// Like [`outcode`] with the slack turned inward: a bit is set when the
@@ -160,17 +153,23 @@ fn outcode<const D: usize>(y: &[f64; D], kind: FrameKind) -> u32 {
 /// outer bit.
 #[inline(always)]
 fn inner_code<const D: usize>(y: &[f64; D], kind: FrameKind) -> u32 {
+    code(y, kind, -CLIP_SLACK)
+}
+
+/// The outcode bits with the faces moved out by `slack` (in by `-slack`).
+#[inline(always)]
+fn code<const D: usize>(y: &[f64; D], kind: FrameKind, slack: f64) -> u32 {
     let mut code = 0;
     for (j, &v) in y.iter().enumerate() {
-        code |= u32::from(v < CLIP_SLACK) << j;
+        code |= u32::from(v < -slack) << j;
     }
     match kind {
         FrameKind::Cuboid => {
             for (j, &v) in y.iter().enumerate() {
-                code |= u32::from(v > 1.0 - CLIP_SLACK) << (D + j);
+                code |= u32::from(v > 1.0 + slack) << (D + j);
             }
         }
-        FrameKind::Tetrahedron => code |= u32::from(y.iter().sum::<f64>() > 1.0 - CLIP_SLACK) << D,
+        FrameKind::Tetrahedron => code |= u32::from(y.iter().sum::<f64>() > 1.0 + slack) << D,
     }
     code
 }
@@ -427,7 +426,7 @@ fn edge_crossings<const D: usize>(
     let v3 = |x: &[f64; D]| -> [f64; 3] { std::array::from_fn(|i| x[i]) };
     let vel_a = a.velocity();
     let w = v3(&sub(&vel_a, &b.velocity()));
-    let w_len = dot(&w, &w).sqrt();
+    let w_len = norm(&w);
     // B's edges: start, direction, direction × w, length.
     // B's world vertices at t = 0, already computed for its prism.
     let vb = &vb.world;
@@ -435,7 +434,7 @@ fn edge_crossings<const D: usize>(
     let mut nb = 0;
     for_each_edge::<D>(b.kind(), |m, k, _, planes| {
         let (q, dir) = (v3(&vb[m]), v3(&sub(&vb[k], &vb[m])));
-        b_edges[nb] = (q, dir, cross(&dir, &w), dot(&dir, &dir).sqrt(), planes);
+        b_edges[nb] = (q, dir, cross(&dir, &w), norm(&dir), planes);
         nb += 1;
     });
     for_each_edge::<D>(a.kind(), |ma, ka, _, _| {
@@ -449,7 +448,7 @@ fn edge_crossings<const D: usize>(
         let (pa, da) = (va[0].world[ma], sub(&va[0].world[ka], &va[0].world[ma]));
         let (p, ad) = (v3(&pa), v3(&da));
         let aw = cross(&ad, &w);
-        let scale = dot(&ad, &ad).sqrt() * w_len;
+        let scale = norm(&ad) * w_len;
         for &(q, bd, bw, b_len, planes) in &b_edges[..nb] {
             if straddles & planes != planes {
                 continue;

@@ -103,9 +103,15 @@ pub fn intersect<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Intersect
     let (a, b) = canonical(a, b);
     let ab = Relative::new(a, b);
     let (aabb, time) = if relative_velocity_is_zero(a, b) {
-        let ba = Relative::new(b, a);
-        let witness = || ab.has_vertex_inside(a.kind(), 0.0) || ba.has_vertex_inside(b.kind(), 0.0);
+        // `A` seen from `B`, made once and only for pairs the first rows
+        // do not reject (the witness or the box needs it).
+        let mut ba = None;
+        let witness = || {
+            ab.has_vertex_inside(a.kind(), 0.0)
+                || ba.get_or_insert_with(|| Relative::new(b, a)).has_vertex_inside(b.kind(), 0.0)
+        };
         eliminate(a.kind(), &ab, false, witness).ok()?;
+        let ba = ba.unwrap_or_else(|| Relative::new(b, a));
         (exact_box::static_box(a, b, &ab, &ba).map(|bx| bx.swept(&a.velocity())), [0.0, 1.0])
     } else {
         let bounds = eliminate(a.kind(), &ab, true, || false).ok()?;
