@@ -2,6 +2,7 @@
 
 use super::Mesh;
 use crate::Frame3;
+use crate::math::{cross, dot, norm, sub};
 
 /// What [`Mesh::tetrahedron_frames`], [`Mesh::shell_frames`] and
 /// [`Mesh::frames`] did with the mesh's elements: every element is counted
@@ -41,18 +42,6 @@ impl FrameReport {
             }
         }
     }
-}
-
-fn sub(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn cross(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-
-fn dot(a: &[f64; 3], b: &[f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 impl Mesh {
@@ -124,7 +113,7 @@ impl Mesh {
         for t in &self.triangles {
             let frame = self.corners(t).map(|[a, b, c]| {
                 let n = cross(&sub(&b, &a), &sub(&c, &a));
-                let len = dot(&n, &n).sqrt();
+                let len = norm(&n);
                 // A zero (or non-finite) normal leaves a flat apex that
                 // `Frame::new` refuses: the triangle counts as degenerate.
                 let s = if len > 0.0 { thickness / len } else { 0.0 };

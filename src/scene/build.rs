@@ -153,8 +153,8 @@ fn shape<const D: usize>(b: &BodySpec, kind: ShapeKind) -> Result<Frame<D>, Stri
             refuse("min", b.min.is_some() || b.max.is_some())?;
             let h = b.half_extents.as_deref().ok_or("shape \"box\" needs `half_extents`")?;
             let h: [f64; D] = vector("half_extents", h)?;
-            if let Some(x) = h.iter().find(|x| **x <= 0.0 || !x.is_finite()) {
-                return Err(format!("half_extents must be positive and finite, got {x:?}"));
+            for &x in &h {
+                positive("half_extents", x)?;
             }
             Frame::oriented_box([0.0; D], h, identity())
         }
@@ -166,9 +166,7 @@ fn shape<const D: usize>(b: &BodySpec, kind: ShapeKind) -> Result<Frame<D>, Stri
                 return Err(format!("shape {kind:?} does not exist in {D}D (use {want:?})"));
             }
             let v = b.vertices.as_deref().ok_or("a simplex needs `vertices`")?;
-            if v.len() != D + 1 {
-                return Err(format!("a {D}D simplex needs {} vertices, got {}", D + 1, v.len()));
-            }
+            // `Frame::simplex` refuses a wrong vertex count.
             let v = v.iter().map(|p| vector::<D>("vertex", p)).collect::<Result<Vec<_>, _>>()?;
             Frame::simplex(&v)
         }
