@@ -319,7 +319,8 @@ fn check_pair<const D: usize>(
     for _ in 0..SAMPLES {
         let x: [f64; D] = std::array::from_fn(|k| if lo[k] < hi[k] { rng.random_range(lo[k]..=hi[k]) } else { lo[k] });
         let t = if moving { rng.random_range(0.0..=1.0) } else { 0.0 };
-        if a.contains_point(&x, t) && b.contains_point(&x, t) {
+        // Membership by the oracle's own half-spaces, not the crate's inverses.
+        if brute::contains(a, &x, t, 0.0) && brute::contains(b, &x, t, 0.0) {
             st.samples_inside += 1;
             if !inside(&x, t) {
                 return fail(format!("point {x:?} at t = {t} of A ∩ B is outside {hit:?}"));

@@ -14,9 +14,9 @@ fn shipped(name: &str) -> Scene {
     Scene::load(scenes_dir().join(name)).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// A fresh folder under target/ for a test's files.
+/// A fresh folder in the tests' scratch directory for a test's files.
 fn out_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-scenes").join(name);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("test-scenes").join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -60,7 +60,9 @@ fn small_scenes_build() {
     let world = shipped("tets_mixed.toml").build_3d().unwrap();
     assert_eq!(world.len(), 10_000);
     // Wrong dimension is refused.
-    assert!(shipped("boxes_2d.toml").build_3d().is_err());
+    let wrong = shipped("boxes_2d.toml").build_3d().unwrap_err();
+    assert!(matches!(wrong, SceneError::Invalid { .. }), "{wrong:?}");
+    assert!(wrong.to_string().contains("this is a 2D scene"), "{wrong}");
 }
 
 /// Elements in a mesh file, counted from the text alone (independent of the
@@ -117,7 +119,7 @@ fn assets_resolve_relative_to_the_scene() {
     let scene = Scene::parse(text, scenes_dir()).unwrap();
     let (world, report) = scene.build_3d_report().unwrap();
     assert_eq!(world.len(), 2);
-    assert!(report.frames >= 24, "{report:?}"); // 12 triangles per cube, or tetrahedra
+    assert_eq!(report.frames, 24, "{report:?}"); // 12 thin shells per cube
     let missing = Scene::parse("dimension = 3\ndt = 0.1\n\n[[body]]\nasset = \"nope.obj\"\n", scenes_dir()).unwrap();
     let err = missing.build_3d().unwrap_err().to_string();
     assert!(err.starts_with("<string>:4: body 0: "), "{err}");
