@@ -34,7 +34,7 @@ pub use png::{Canvas, png_2d, png_3d};
 pub use svg::svg;
 
 use crate::scene::{Observer, Snapshot};
-use crate::{Frame, FrameKind};
+use crate::{Aabb, Frame, FrameKind};
 
 /// Size of the PNG snapshots, pixels.
 pub const PNG_SIZE: (u32, u32) = (1024, 768);
@@ -44,13 +44,7 @@ pub const PNG_SIZE: (u32, u32) = (1024, 768);
 /// # Errors
 /// I/O errors.
 pub fn write_2d(dir: &Path, snapshot: &Snapshot<2>) -> io::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)?;
-    let stem = stem(dir, &snapshot.scene, snapshot.step);
-    let svg_path = stem.with_extension("svg");
-    std::fs::write(&svg_path, svg(snapshot))?;
-    let png_path = stem.with_extension("png");
-    std::fs::write(&png_path, png_2d(snapshot, PNG_SIZE.0, PNG_SIZE.1)?)?;
-    Ok(vec![svg_path, png_path])
+    write(dir, snapshot, "svg", svg, png_2d)
 }
 
 /// Writes `<scene>_step<k>.ply` and `.png` into `dir` (created if needed).
@@ -58,13 +52,25 @@ pub fn write_2d(dir: &Path, snapshot: &Snapshot<2>) -> io::Result<Vec<PathBuf>> 
 /// # Errors
 /// I/O errors.
 pub fn write_3d(dir: &Path, snapshot: &Snapshot<3>) -> io::Result<Vec<PathBuf>> {
+    write(dir, snapshot, "ply", ply, png_3d)
+}
+
+/// Writes `<stem>.<ext>` from `text`, then `<stem>.png`; returns both paths
+/// in that order.
+fn write<const D: usize>(
+    dir: &Path,
+    snapshot: &Snapshot<D>,
+    ext: &str,
+    text: fn(&Snapshot<D>) -> String,
+    png: fn(&Snapshot<D>, u32, u32) -> io::Result<Vec<u8>>,
+) -> io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let stem = stem(dir, &snapshot.scene, snapshot.step);
-    let ply_path = stem.with_extension("ply");
-    std::fs::write(&ply_path, ply(snapshot))?;
+    let text_path = stem.with_extension(ext);
+    std::fs::write(&text_path, text(snapshot))?;
     let png_path = stem.with_extension("png");
-    std::fs::write(&png_path, png_3d(snapshot, PNG_SIZE.0, PNG_SIZE.1)?)?;
-    Ok(vec![ply_path, png_path])
+    std::fs::write(&png_path, png(snapshot, PNG_SIZE.0, PNG_SIZE.1)?)?;
+    Ok(vec![text_path, png_path])
 }
 
 fn stem(dir: &Path, scene: &str, step: usize) -> PathBuf {
@@ -89,19 +95,23 @@ impl Exporter {
     pub fn written(&self) -> &[PathBuf] {
         &self.written
     }
+
+    /// Keeps the files of one export, or turns its error into the run's
+    /// message.
+    fn record(&mut self, files: io::Result<Vec<PathBuf>>) -> Result<(), String> {
+        let files = files.map_err(|e| format!("export to {}: {e}", self.dir.display()))?;
+        self.written.extend(files);
+        Ok(())
+    }
 }
 
 impl Observer for Exporter {
     fn snapshot_2d(&mut self, snapshot: &Snapshot<2>) -> Result<(), String> {
-        let files = write_2d(&self.dir, snapshot).map_err(|e| format!("export to {}: {e}", self.dir.display()))?;
-        self.written.extend(files);
-        Ok(())
+        self.record(write_2d(&self.dir, snapshot))
     }
 
     fn snapshot_3d(&mut self, snapshot: &Snapshot<3>) -> Result<(), String> {
-        let files = write_3d(&self.dir, snapshot).map_err(|e| format!("export to {}: {e}", self.dir.display()))?;
-        self.written.extend(files);
-        Ok(())
+        self.record(write_3d(&self.dir, snapshot))
     }
 }
 
@@ -113,10 +123,8 @@ fn vertices<const D: usize>(f: &Frame<D>) -> Vec<[f64; D]> {
 /// Edges of a frame, as pairs of indices into [`Frame::vertices`].
 fn edges<const D: usize>(f: &Frame<D>) -> Vec<(usize, usize)> {
     match f.kind() {
-        FrameKind::Cuboid => {
-            let n = 1usize << D;
-            (0..n).flat_map(|m| (0..D).filter(move |i| m & (1 << i) == 0).map(move |i| (m, m | (1 << i)))).collect()
-        }
+        // A cuboid frame's vertices are numbered like a box's corners.
+        FrameKind::Cuboid => box_edges::<D>().collect(),
         FrameKind::Tetrahedron => (0..=D).flat_map(|a| (a + 1..=D).map(move |b| (a, b))).collect(),
     }
 }
@@ -149,11 +157,14 @@ fn outline(f: &Frame<2>) -> Vec<[f64; 2]> {
     }
 }
 
-/// The 8 corners of a 3D box (bit `i` of the index: max on axis `i`).
-fn box_corners(min: [f64; 3], max: [f64; 3]) -> [[f64; 3]; 8] {
-    std::array::from_fn(|m| std::array::from_fn(|i| if m & (1 << i) != 0 { max[i] } else { min[i] }))
+/// The `2^D` corners of a box (bit `i` of the index: max on axis `i`).
+fn box_corners<const D: usize>(b: &Aabb<D>) -> impl Iterator<Item = [f64; D]> + '_ {
+    (0..1usize << D).map(|m| std::array::from_fn(|i| if m & (1 << i) != 0 { b.max[i] } else { b.min[i] }))
 }
 
-/// The 12 edges of [`box_corners`].
-const BOX_EDGES: [(usize, usize); 12] =
-    [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7)];
+/// The `D * 2^(D-1)` edges of [`box_corners`]: the pairs of corners that
+/// differ in bit `i` only, lower first, axis by axis (this order is the
+/// PLY's edge order, hence part of its bytes).
+fn box_edges<const D: usize>() -> impl Iterator<Item = (usize, usize)> {
+    (0..D).flat_map(|i| (0..1usize << D).filter(move |m| m & (1 << i) == 0).map(move |m| (m, m | (1 << i))))
+}

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{BOX_EDGES, box_corners, triangles, vertices};
+use super::{box_corners, box_edges, triangles, vertices};
 use crate::scene::Snapshot;
 
 const HIT: [u8; 3] = [228, 87, 46];
@@ -42,7 +42,7 @@ pub fn ply(s: &Snapshot<3>) -> String {
         }
     }
     for c in &s.contacts {
-        for p in box_corners(c.aabb.min, c.aabb.max) {
+        for p in box_corners(&c.aabb) {
             point(&mut out, p, BOX);
         }
     }
@@ -54,7 +54,7 @@ pub fn ply(s: &Snapshot<3>) -> String {
         base += f.vertex_count();
     }
     for _ in &s.contacts {
-        for (a, b) in BOX_EDGES {
+        for (a, b) in box_edges::<3>() {
             let _ = writeln!(out, "{} {} {} {} {}", base + a, base + b, BOX[0], BOX[1], BOX[2]);
         }
         base += 8;

@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::{BOX_EDGES, box_corners, edges, vertices};
+use super::{box_corners, box_edges, edges};
 use crate::Aabb;
 use crate::scene::Snapshot;
 
@@ -141,22 +141,7 @@ fn sort_by_layer(segments: &mut [([f64; 2], [f64; 2], [u8; 3])]) {
 /// # Errors
 /// Encoding errors.
 pub fn png_2d(s: &Snapshot<2>, width: u32, height: u32) -> io::Result<Vec<u8>> {
-    let mut segments = Vec::new();
-    for (f, &hit) in s.frames.iter().zip(&s.colliding) {
-        let v = vertices(f);
-        for (a, b) in edges(f) {
-            segments.push((v[a], v[b], if hit { HIT } else { IDLE }));
-        }
-    }
-    for c in &s.contacts {
-        let (lo, hi) = (c.aabb.min, c.aabb.max);
-        let corners = [lo, [hi[0], lo[1]], hi, [lo[0], hi[1]]];
-        for i in 0..4 {
-            segments.push((corners[i], corners[(i + 1) % 4], BOX));
-        }
-    }
-    sort_by_layer(&mut segments);
-    draw(&segments, width, height)
+    snapshot_png(s, |p| p, width, height)
 }
 
 /// Orthographic view: a turn of 35° about the vertical (y) axis, then a
@@ -175,16 +160,27 @@ fn project(p: [f64; 3]) -> [f64; 2] {
 /// # Errors
 /// Encoding errors.
 pub fn png_3d(s: &Snapshot<3>, width: u32, height: u32) -> io::Result<Vec<u8>> {
+    snapshot_png(s, project, width, height)
+}
+
+/// Frame edges (colliding ones red) and box edges (blue), mapped to the
+/// picture's plane by `project`.
+fn snapshot_png<const D: usize>(
+    s: &Snapshot<D>,
+    project: impl Fn([f64; D]) -> [f64; 2],
+    width: u32,
+    height: u32,
+) -> io::Result<Vec<u8>> {
     let mut segments = Vec::new();
     for (f, &hit) in s.frames.iter().zip(&s.colliding) {
-        let v: Vec<[f64; 2]> = vertices(f).into_iter().map(project).collect();
+        let v: Vec<[f64; 2]> = f.vertices().map(&project).collect();
         for (a, b) in edges(f) {
             segments.push((v[a], v[b], if hit { HIT } else { IDLE }));
         }
     }
     for c in &s.contacts {
-        let v = box_corners(c.aabb.min, c.aabb.max).map(project);
-        for (a, b) in BOX_EDGES {
+        let v: Vec<[f64; 2]> = box_corners(&c.aabb).map(&project).collect();
+        for (a, b) in box_edges::<D>() {
             segments.push((v[a], v[b], BOX));
         }
     }
