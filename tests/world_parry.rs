@@ -7,11 +7,13 @@
 //!    swept by `velocity · dt`), all overlapping leaf pairs by
 //!    `traverse_bvtt_single_tree`, then the rules of the world: frames of
 //!    different bodies, not both fixed, accepted by both collision filters;
-//! 2. narrow phase, on each candidate (vertex sets in coordinates relative to
-//!    the first frame's origin, support map = arg-max over the vertices):
-//!    static pairs (no relative motion) by `intersection_test`, moving pairs
-//!    by `cast_shapes` with `max_time_of_impact = 1`,
-//!    `stop_at_penetration = true`.
+//! 2. narrow phase, on each candidate, by the parry oracle of
+//!    `tests/support` (vertex sets in coordinates relative to the first
+//!    frame's origin, computed from the frames' origin, components and
+//!    velocity, support map = arg-max over the vertices): static pairs (no
+//!    relative motion) by `intersection_test`, moving pairs by `cast_shapes`
+//!    with `max_time_of_impact = 1`, `stop_at_penetration = true`
+//!    (`support::parry_toi`).
 //!
 //! The world's pairs must equal parry's away from touching. parry counts
 //! touching as a collision, the world does not, so a pair is "don't care"
@@ -23,10 +25,11 @@
 //!   grazing contacts) in one rule. It is computed as a separating-axis value
 //!   over every facet normal of their Minkowski difference (all cross
 //!   products of edge directions; exact penetration depth when negative),
-//!   raised to parry's GJK distance when positive;
+//!   raised to parry's GJK distance when positive (`support::margin`);
 //! * `scale` is the largest extent or coordinate magnitude of the two swept
 //!   boxes (coordinates count since positions carry round-off relative to
-//!   their magnitude), and `BAND = 1e-9`.
+//!   their magnitude; `support::pair_scale`), and `BAND = 1e-9`
+//!   (`support::band`).
 //!
 //! Every pair the world reports must also be a candidate of parry's BVH. For
 //! moving pairs that both report outside the band, the world's entry time
@@ -44,19 +47,19 @@
 //! them disagree). Long run (more seeds, larger scenes):
 //! `cargo test --release --test world_parry -- --ignored --nocapture`.
 
+mod support;
 mod world_support;
 
 use std::collections::HashMap;
 use std::time::Instant;
 
-use fmbgrid::{Frame, FrameId, FrameKind, World, WorldConfig};
+use fmbgrid::{Frame, FrameId, World, WorldConfig};
+use support::{Oracle, Parry2, Parry3};
 use world_support::{
     BodySpec, SceneParams, Sizes, TestRng, accepts, build_world, displacement, random_edits, random_scene, rng,
     scene_body, sub, view,
 };
 
-/// Width of the "don't care" band around touching, relative to the pair's scale.
-const BAND: f64 = 1e-9;
 /// Agreement required between the world's entry times and parry's.
 const TIME_TOL: f64 = 1e-6;
 /// Penetration (relative to the pair's extent) below which a contact counts
@@ -66,27 +69,18 @@ const GRAZING: f64 = 1e-6;
 const STEPS: [f64; 3] = [1.0, 0.0, 0.5];
 
 // ---------------------------------------------------------------------------
-// The parry side.
+// The parry broad phase (the narrow phase is `support`'s oracle).
 // ---------------------------------------------------------------------------
 
-/// parry queries for one dimension.
-trait Parry<const D: usize> {
+/// parry's BVH, for one dimension.
+trait ParryBvh<const D: usize>: Oracle<D> {
     /// All pairs of overlapping boxes (closed test), by a BVH.
     fn pairs(boxes: &[fmbgrid::Aabb<D>]) -> Vec<(u32, u32)>;
-    /// Closed intersection test of two convex hulls (GJK).
-    fn intersects(a: &[[f64; D]], b: &[[f64; D]]) -> bool;
-    /// Distance between two convex hulls (GJK; 0 when they intersect).
-    fn distance(a: &[[f64; D]], b: &[[f64; D]]) -> f64;
-    /// First contact time in `[0, 1]` of `b` translating by `w` relative to `a`.
-    fn toi(a: &[[f64; D]], b: &[[f64; D]], w: [f64; D]) -> Option<f64>;
 }
 
-struct Parry2;
-struct Parry3;
-
-macro_rules! parry_impl {
+macro_rules! parry_bvh {
     ($oracle:ident, $parry:ident, $d:literal) => {
-        impl Parry<$d> for $oracle {
+        impl ParryBvh<$d> for $oracle {
             fn pairs(boxes: &[fmbgrid::Aabb<$d>]) -> Vec<(u32, u32)> {
                 use $parry::bounding_volume::Aabb;
                 use $parry::math::Vector;
@@ -100,189 +94,12 @@ macro_rules! parry_impl {
                 });
                 out
             }
-
-            fn intersects(a: &[[f64; $d]], b: &[[f64; $d]]) -> bool {
-                use $parry::math::Pose;
-                $parry::query::details::intersection_test_support_map_support_map(
-                    &Pose::IDENTITY,
-                    &Hull::<$d>::new(a),
-                    &Hull::<$d>::new(b),
-                )
-            }
-
-            fn distance(a: &[[f64; $d]], b: &[[f64; $d]]) -> f64 {
-                use $parry::math::Pose;
-                $parry::query::details::distance_support_map_support_map(
-                    &Pose::IDENTITY,
-                    &Hull::<$d>::new(a),
-                    &Hull::<$d>::new(b),
-                )
-            }
-
-            fn toi(a: &[[f64; $d]], b: &[[f64; $d]], w: [f64; $d]) -> Option<f64> {
-                use $parry::math::{Pose, Vector};
-                use $parry::query::details::{ShapeCastOptions, cast_shapes_support_map_support_map};
-                let options = ShapeCastOptions {
-                    max_time_of_impact: 1.0,
-                    target_distance: 0.0,
-                    stop_at_penetration: true,
-                    compute_impact_geometry_on_penetration: false,
-                };
-                cast_shapes_support_map_support_map(
-                    &Pose::IDENTITY,
-                    Vector::from_array(w),
-                    &Hull::<$d>::new(a),
-                    &Hull::<$d>::new(b),
-                    options,
-                )
-                .map(|hit| hit.time_of_impact)
-            }
-        }
-
-        impl $parry::shape::SupportMap for Hull<$d> {
-            fn local_support_point(&self, dir: $parry::math::Vector) -> $parry::math::Vector {
-                let d = dir.to_array();
-                let best = self.0.iter().max_by(|p, q| dot(**p, d).total_cmp(&dot(**q, d))).expect("non-empty hull");
-                $parry::math::Vector::from_array(*best)
-            }
         }
     };
 }
 
-/// A convex hull given by its points: the support map is the arg-max over
-/// them (exact for polytopes, no hull construction).
-struct Hull<const D: usize>(Vec<[f64; D]>);
-
-impl<const D: usize> Hull<D> {
-    fn new(p: &[[f64; D]]) -> Self {
-        Hull(p.to_vec())
-    }
-}
-
-fn dot<const D: usize>(a: [f64; D], b: [f64; D]) -> f64 {
-    world_support::dot(a, b)
-}
-
-parry_impl!(Parry2, parry2d_f64, 2);
-parry_impl!(Parry3, parry3d_f64, 3);
-
-// ---------------------------------------------------------------------------
-// Signed margin.
-// ---------------------------------------------------------------------------
-
-/// Edge directions of a frame.
-fn edge_dirs<const D: usize>(f: &Frame<D>) -> Vec<[f64; D]> {
-    let c = f.components();
-    let mut v = c.to_vec();
-    if f.kind() == FrameKind::Tetrahedron {
-        for i in 0..D {
-            for j in i + 1..D {
-                v.push(sub(c[j], c[i]));
-            }
-        }
-    }
-    v
-}
-
-/// Unit normals of every facet a Minkowski difference of polytopes with
-/// these edge directions can have: perpendiculars (2D), pairwise cross
-/// products (3D).
-fn axes<const D: usize>(dirs: &[[f64; D]]) -> Vec<[f64; D]> {
-    let mut out = Vec::new();
-    let mut push = |n: [f64; D]| {
-        let l = world_support::norm(n);
-        if l > 0.0 {
-            out.push(n.map(|x| x / l));
-        }
-    };
-    if D == 2 {
-        for d in dirs {
-            push(std::array::from_fn(|k| if k == 0 { -d[1] } else { d[0] }));
-        }
-    } else {
-        for (i, a) in dirs.iter().enumerate() {
-            for b in &dirs[i + 1..] {
-                push(std::array::from_fn(|k| {
-                    let (p, q) = ((k + 1) % 3, (k + 2) % 3);
-                    a[p] * b[q] - a[q] * b[p]
-                }));
-            }
-        }
-    }
-    out
-}
-
-/// Largest separation of two point sets' hulls over `axes` (negative: the
-/// smallest overlap, the penetration depth when the axes are complete).
-fn sat_margin<const D: usize>(p: &[[f64; D]], q: &[[f64; D]], axes: &[[f64; D]]) -> f64 {
-    let span = |s: &[[f64; D]], n: [f64; D]| {
-        s.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-            let x = dot(*v, n);
-            (lo.min(x), hi.max(x))
-        })
-    };
-    axes.iter()
-        .map(|&n| {
-            let (a0, a1) = span(p, n);
-            let (b0, b1) = span(q, n);
-            (b0 - a1).max(a0 - b1)
-        })
-        .fold(f64::NEG_INFINITY, f64::max)
-}
-
-/// A pair as both pipelines see it: vertex sets relative to `a`'s origin.
-struct PairGeometry<const D: usize> {
-    a: Vec<[f64; D]>,
-    b: Vec<[f64; D]>,
-    /// Displacement of `b` relative to `a` over the step.
-    w: [f64; D],
-    /// `b(0)` and `b(0) + w`: the set swept by `b` relative to `a`.
-    swept: Vec<[f64; D]>,
-    dirs: Vec<[f64; D]>,
-    /// Largest extent or coordinate magnitude of the two swept boxes.
-    scale: f64,
-    /// Largest extent of the two swept boxes.
-    extent: f64,
-}
-
-impl<const D: usize> PairGeometry<D> {
-    fn new(a: &Frame<D>, b: &Frame<D>) -> Self {
-        let c = a.origin();
-        let rel = |f: &Frame<D>| f.vertices().map(|v| sub(v, c)).collect::<Vec<_>>();
-        let (pa, pb) = (rel(a), rel(b));
-        let w = sub(b.velocity(), a.velocity());
-        let mut swept = pb.clone();
-        if w != [0.0; D] {
-            swept.extend(pb.iter().map(|v| world_support::add(*v, w)));
-        }
-        let mut dirs = edge_dirs(a);
-        dirs.extend(edge_dirs(b));
-        if w != [0.0; D] {
-            dirs.push(w);
-        }
-        let scale = [a.aabb(), b.aabb()]
-            .iter()
-            .flat_map(|bx| bx.extent().into_iter().chain(bx.min).chain(bx.max))
-            .fold(0.0f64, |m, x| m.max(x.abs()));
-        let extent = [a.aabb(), b.aabb()].iter().flat_map(|bx| bx.extent()).fold(0.0f64, f64::max);
-        PairGeometry { a: pa, b: pb, w, swept, dirs, scale, extent }
-    }
-
-    fn moving(&self) -> bool {
-        self.w != [0.0; D]
-    }
-
-    /// Signed margin of `a` against the set swept by `b`.
-    fn margin<P: Parry<D>>(&self) -> f64 {
-        let s = sat_margin(&self.a, &self.swept, &axes(&self.dirs));
-        if s > 0.0 { s.max(P::distance(&self.a, &self.swept)) } else { s }
-    }
-
-    /// parry's verdict (closed: touching collides) and first contact time.
-    fn parry<P: Parry<D>>(&self) -> Option<f64> {
-        if self.moving() { P::toi(&self.a, &self.b, self.w) } else { P::intersects(&self.a, &self.b).then_some(0.0) }
-    }
-}
+parry_bvh!(Parry2, parry2d_f64, 2);
+parry_bvh!(Parry3, parry3d_f64, 3);
 
 // ---------------------------------------------------------------------------
 // The comparison.
@@ -300,7 +117,7 @@ struct Tally {
 }
 
 /// One step checked against parry; returns the first failure.
-fn check_step<const D: usize, P: Parry<D>>(world: &mut World<D>, dt: f64, tally: &mut Tally) -> Result<(), String> {
+fn check_step<const D: usize, P: ParryBvh<D>>(world: &mut World<D>, dt: f64, tally: &mut Tally) -> Result<(), String> {
     let bodies = view(world);
     let mut flat: Vec<(usize, FrameId, Frame<D>)> = Vec::new();
     for (bi, b) in bodies.iter().enumerate() {
@@ -331,10 +148,11 @@ fn check_step<const D: usize, P: Parry<D>>(world: &mut World<D>, dt: f64, tally:
         let (a, b) = (&flat[i], &flat[j]);
         let key = if a.1 < b.1 { (a.1, b.1) } else { (b.1, a.1) };
         let world_time = reported.remove(&key);
-        let g = PairGeometry::new(&a.2, &b.2);
-        let parry_time = g.parry::<P>();
-        let margin = g.margin::<P>();
-        let band = BAND * g.scale;
+        let (fa, fb) = (&a.2, &b.2);
+        let moving = sub(fb.velocity(), fa.velocity()) != [0.0; D];
+        let parry_time = support::parry_toi::<D, P>(fa, fb);
+        let margin = support::margin::<D, P>(fa, fb);
+        let band = support::band(fa, fb);
         if margin.abs() <= band {
             tally.in_band += 1;
             if world_time.is_some() != parry_time.is_some() {
@@ -343,14 +161,17 @@ fn check_step<const D: usize, P: Parry<D>>(world: &mut World<D>, dt: f64, tally:
             continue;
         }
         match (world_time, parry_time) {
-            (Some(t), Some(toi)) if g.moving() => {
+            (Some(t), Some(toi)) if moving => {
                 let err = (t[0] - toi).abs();
-                if margin > -GRAZING * g.extent {
+                if margin > -GRAZING * support::pair_extent(fa, fb) {
                     tally.grazing_time += 1;
                 } else if err > TIME_TOL {
                     failures.push(format!(
                         "pair {key:?}: world enters at {}, parry at {toi} (margin {margin:e}, scale {:e})\n  a = {:?}\n  b = {:?}",
-                        t[0], g.scale, a.2, b.2
+                        t[0],
+                        support::pair_scale(fa, fb),
+                        a.2,
+                        b.2
                     ));
                 } else {
                     tally.max_time_err = tally.max_time_err.max(err);
@@ -378,7 +199,7 @@ fn check_step<const D: usize, P: Parry<D>>(world: &mut World<D>, dt: f64, tally:
     }
 }
 
-fn run<const D: usize, P: Parry<D>>(name: &str, seed: u64, p: &SceneParams, config: WorldConfig) -> Tally {
+fn run<const D: usize, P: ParryBvh<D>>(name: &str, seed: u64, p: &SceneParams, config: WorldConfig) -> Tally {
     let start = Instant::now();
     let mut r = rng(seed);
     let bodies: Vec<BodySpec<D>> = random_scene(&mut r, p);
@@ -418,7 +239,7 @@ fn run<const D: usize, P: Parry<D>>(name: &str, seed: u64, p: &SceneParams, conf
     tally
 }
 
-fn scenes<const D: usize, P: Parry<D>>(seed: u64, frames: usize) {
+fn scenes<const D: usize, P: ParryBvh<D>>(seed: u64, frames: usize) {
     let u = SceneParams::uniform(frames, D);
     run::<D, P>("uniform", seed, &u, WorldConfig::default());
     let mixed =

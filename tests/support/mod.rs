@@ -661,8 +661,9 @@ macro_rules! parry_oracle {
             use $parry::math::Vector;
             use $parry::shape::SupportMap;
 
-            /// A convex hull given by its points: the support map is the
-            /// arg-max over them, exact for polytopes and needing no hull build.
+            /// A convex hull given by its points (at most 16): the support map
+            /// is the arg-max over them, exact for polytopes and needing no
+            /// hull build.
             pub struct Hull {
                 pts: [Vector; 16],
                 n: usize,
@@ -670,11 +671,12 @@ macro_rules! parry_oracle {
 
             impl Hull {
                 pub fn new(p: &[[f64; $d]]) -> Self {
+                    assert!(p.len() <= 16, "Hull::new: {} points, at most 16 are supported", p.len());
                     let mut pts = [Vector::ZERO; 16];
                     for (dst, src) in pts.iter_mut().zip(p) {
                         *dst = Vector::from_array(*src);
                     }
-                    Hull { pts, n: p.len().min(16) }
+                    Hull { pts, n: p.len() }
                 }
             }
 
