@@ -101,6 +101,12 @@ impl<const D: usize> HashGrid<D> {
     pub fn build_for_pairs(&mut self, size: CellSize, items: impl Iterator<Item = (Aabb<D>, u32)>, grouped: bool) {
         self.groups.clear();
         self.boxes.clear();
+        // Exact sizes (the items come from a slice): no doubling slack.
+        let (n, _) = items.size_hint();
+        self.boxes.reserve(n);
+        if grouped {
+            self.groups.reserve(n);
+        }
         for (b, g) in items {
             self.boxes.push(GridBox::new(&b));
             if grouped {
