@@ -4,10 +4,45 @@
 use crate::aabb::Aabb;
 use crate::world::{BodyHandle, FrameId};
 
+/// What each contact of [`World::step`](crate::World::step) carries, and so
+/// what a step costs: most of a step is spent on the exact boxes.
+///
+/// ```
+/// use fmbgrid::{Body, ContactDetail, Frame2, World2, WorldConfig};
+/// let config = WorldConfig::default().with_contact_detail(ContactDetail::Interval);
+/// let mut world = World2::new(config);
+/// world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [2.0; 2])?]))?;
+/// world.insert(Body::moving(vec![Frame2::from_aabb([1.0; 2], [3.0; 2])?]))?;
+/// let contacts = world.step(0.1)?;
+/// assert_eq!(contacts[0].time, [0.0, 1.0]); // exact, decided by FMB
+/// assert_eq!(contacts[0].aabb.max, [2.0, 2.0]); // the boxes' overlap: here exact too
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ContactDetail {
+    /// FMB decides every pair; each contact carries the exact box of the
+    /// intersection swept over the step and the exact contact interval
+    /// ([`intersect`](crate::intersect)).
+    #[default]
+    ExactBox,
+    /// FMB decides every pair; each contact carries the exact contact
+    /// interval ([`overlap_interval`](crate::overlap_interval)) and, as its
+    /// box, the overlap of the two frames' swept boxes: a superset of the
+    /// exact box, which [`World::exact_boxes`](crate::World::exact_boxes)
+    /// computes afterwards for the contacts asked about.
+    Interval,
+    /// No narrow phase: every pair of frames whose swept boxes overlap (the
+    /// broad phase's candidates, closed test), with the boxes' overlap and
+    /// the whole step `[0, 1]` as interval. For users who run their own
+    /// narrow phase, and to measure the broad phase alone.
+    Candidates,
+}
+
 /// Two frames that intersect during a step.
 ///
-/// `a < b` always; the box and the interval are those of
-/// [`intersect`](crate::intersect) for the two frames over the step.
+/// `a < b` always; with the default [`ContactDetail::ExactBox`], the box and
+/// the interval are those of [`intersect`](crate::intersect) for the two
+/// frames over the step (see [`ContactDetail`] for the other modes).
 ///
 /// ```
 /// use fmbgrid::{Body, Frame3, World3, WorldConfig};
@@ -27,7 +62,8 @@ pub struct Contact<const D: usize> {
     pub a: FrameId,
     /// The larger frame id of the pair.
     pub b: FrameId,
-    /// Exact world box of the intersection, swept over the contact interval.
+    /// Exact world box of the intersection, swept over the contact interval
+    /// (a superset of it in the cheaper [`ContactDetail`] modes).
     pub aabb: Aabb<D>,
     /// `[t_enter, t_exit]` as fractions of the step.
     pub time: [f64; 2],

@@ -139,6 +139,11 @@ pub enum WorldError {
     /// Moving this body would take it beyond the supported coordinates.
     #[error("body {0:?} would leave the supported coordinate range (|x| <= 1e15)")]
     OutOfRange(crate::BodyHandle),
+    /// [`World::exact_boxes`](crate::World::exact_boxes) after bodies were
+    /// inserted, removed or re-posed: the contacts no longer name the
+    /// frames the step tested.
+    #[error("the world changed since the step: its contacts' frames are gone or moved")]
+    ContactsOutdated,
     /// More than 2^26 (67 million) fixed or moving frames, or `u32::MAX`
     /// bodies.
     #[error("too many frames or bodies (the limits are 2^26 fixed and 2^26 moving frames, u32::MAX bodies)")]

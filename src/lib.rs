@@ -59,8 +59,8 @@ pub mod world;
 pub struct ReadmeDoctests;
 
 pub use aabb::Aabb;
-pub use contact::{Contact, ContactEvent};
+pub use contact::{Contact, ContactDetail, ContactEvent};
 pub use error::{FrameError, WorldError};
 pub use frame::{Frame, Frame2, Frame3, FrameKind};
-pub use narrow::{Intersection, intersect, overlaps};
+pub use narrow::{Intersection, intersect, overlap_interval, overlaps};
 pub use world::{Body, BodyHandle, FrameId, Motion, Pose, Pose2, Pose3, World, World2, World3, WorldConfig};

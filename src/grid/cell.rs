@@ -30,6 +30,12 @@ impl CellSize {
         self.base
     }
 
+    /// Reciprocal of the size of the cells of `level`.
+    #[inline(always)]
+    pub fn inv(&self, level: usize) -> f64 {
+        self.inv[level]
+    }
+
     /// Size of the cells of `level`.
     #[inline]
     pub fn width(&self, level: usize) -> f64 {
@@ -75,7 +81,7 @@ impl CellSize {
 /// clamped range still covers every stored cell, and a reference point
 /// (inside both boxes of a pair) is always in range.
 #[inline(always)]
-fn floor_i32(x: f64) -> i32 {
+pub(crate) fn floor_i32(x: f64) -> i32 {
     let t = x as i64; // saturates
     let f = t.saturating_sub(i64::from(x < t as f64));
     f.clamp(-i64::from(i32::MAX), i64::from(i32::MAX)) as i32

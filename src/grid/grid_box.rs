@@ -45,6 +45,30 @@ impl<const D: usize> GridBox<D> {
         self.min.map(f64::from)
     }
 
+    /// The maximum corner.
+    #[inline(always)]
+    pub fn max(&self) -> [f64; D] {
+        self.max.map(f64::from)
+    }
+
+    /// The corners as stored.
+    #[inline(always)]
+    pub fn min_f32(&self) -> [f32; D] {
+        self.min
+    }
+
+    /// The corners as stored.
+    #[inline(always)]
+    pub fn max_f32(&self) -> [f32; D] {
+        self.max
+    }
+
+    /// A box from corners already rounded.
+    #[inline(always)]
+    pub fn from_f32(min: [f32; D], max: [f32; D]) -> Self {
+        GridBox { min, max }
+    }
+
     /// Closed overlap test.
     #[inline(always)]
     pub fn intersects(&self, o: &Self) -> bool {

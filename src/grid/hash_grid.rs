@@ -8,6 +8,9 @@ use crate::aabb::Aabb;
 pub(crate) const MAX_ITEMS: usize = 1 << ITEM_BITS;
 const ITEM_BITS: u32 = 26;
 
+/// The level of the boxes too large for every level.
+const HUGE: usize = MAX_LEVELS;
+
 /// One reference of an item in one cell: 16 bytes in 3D.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry<const D: usize> {
@@ -48,20 +51,16 @@ impl<const D: usize> Entry<D> {
 pub(crate) struct HashGrid<const D: usize> {
     size: CellSize,
     boxes: Vec<GridBox<D>>,
-    /// Group of each item (empty: every item is its own group). Items of one
-    /// group are never paired: the frames of one body.
-    groups: Vec<u32>,
     levels: Vec<u8>,
     /// Bucket `b` holds `entries[starts[b]..starts[b + 1]]`.
     starts: Vec<u32>,
     entries: Vec<Entry<D>>,
     /// Bucket count minus one (a power of two minus one).
     mask: u64,
-    /// Items of level `ℓ`: `by_level[level_starts[ℓ]..level_starts[ℓ + 1]]`.
-    level_starts: [u32; MAX_LEVELS + 1],
+    /// Items of level `ℓ`: `by_level[level_starts[ℓ]..level_starts[ℓ + 1]]`;
+    /// level `HUGE` lists the boxes too large for every level.
+    level_starts: [u32; MAX_LEVELS + 2],
     by_level: Vec<u32>,
-    /// Built by `build`, with `by_level`: may be queried.
-    queryable: bool,
     /// Bit `ℓ` set when level `ℓ` has items.
     occupied: u64,
 }
@@ -71,73 +70,47 @@ impl<const D: usize> Default for HashGrid<D> {
         HashGrid {
             size: CellSize::new(1.0),
             boxes: Vec::new(),
-            groups: Vec::new(),
             levels: Vec::new(),
             starts: Vec::new(),
             entries: Vec::new(),
             mask: 0,
-            level_starts: [0; MAX_LEVELS + 1],
+            level_starts: [0; MAX_LEVELS + 2],
             by_level: Vec::new(),
-            queryable: true,
             occupied: 0,
         }
     }
 }
 
 impl<const D: usize> HashGrid<D> {
-    /// Rebuilds the grid over `boxes` with base cell size `size`, each item
-    /// its own group, for [`HashGrid::query`].
+    /// Rebuilds the grid over `boxes` with base cell size `size`.
     pub fn build(&mut self, size: CellSize, boxes: impl Iterator<Item = Aabb<D>>) {
-        self.groups.clear();
         self.boxes.clear();
         self.boxes.extend(boxes.map(|b| GridBox::new(&b)));
-        self.index(size, true);
+        self.index(size);
     }
 
-    /// Rebuilds the grid over `(box, group)` items with base cell size
-    /// `size`, for the pairs pass only (not queried, so without the items-by-
-    /// level index). With `grouped`, [`HashGrid::same_group`] tells which
-    /// items are never to be paired; without, every item is its own group.
-    pub fn build_for_pairs(&mut self, size: CellSize, items: impl Iterator<Item = (Aabb<D>, u32)>, grouped: bool) {
-        self.groups.clear();
-        self.boxes.clear();
-        // Exact sizes (the items come from a slice): no doubling slack.
-        let (n, _) = items.size_hint();
-        self.boxes.reserve(n);
-        if grouped {
-            self.groups.reserve(n);
-        }
-        for (b, g) in items {
-            self.boxes.push(GridBox::new(&b));
-            if grouped {
-                self.groups.push(g);
-            }
-        }
-        self.index(size, false);
-    }
-
-    /// True when items `a` and `b` belong to one group (never for a grid
-    /// built without groups).
-    #[inline(always)]
-    pub fn same_group(&self, a: u32, b: u32) -> bool {
-        !self.groups.is_empty() && self.groups[a as usize] == self.groups[b as usize]
-    }
-
-    /// Levels, entries and buckets of the boxes just stored, and with
-    /// `by_level` the items of each level (for queries).
-    fn index(&mut self, size: CellSize, by_level: bool) {
+    /// Levels, entries and buckets of the boxes just stored, and the items
+    /// of each level.
+    fn index(&mut self, size: CellSize) {
         self.size = size;
         self.levels.clear();
-        self.levels.extend(self.boxes.iter().map(|b| size.level_of(&b.to_aabb()) as u8));
+        self.levels.extend(self.boxes.iter().map(|b| {
+            let l = size.level_of(&b.to_aabb());
+            let (lo, hi) = size.cell_range(&b.to_aabb(), l);
+            // Beyond the top level (a manual cell size far below the boxes'
+            // sizes): listed apart and tested by every query.
+            if cell_count(&lo, &hi) > 3u64.pow(D as u32) { HUGE as u8 } else { l as u8 }
+        }));
 
         // Pass 1: count the entries, choose the table size.
         let total: usize = self
             .boxes
             .iter()
             .zip(&self.levels)
+            .filter(|(_, l)| usize::from(**l) != HUGE)
             .map(|(b, &l)| {
                 let (lo, hi) = size.cell_range(&b.to_aabb(), usize::from(l));
-                // At most 2^D cells: the level's cells are at least as large as the box.
+                // At most 3^D cells: checked above.
                 cell_count(&lo, &hi) as usize
             })
             .sum();
@@ -147,7 +120,7 @@ impl<const D: usize> HashGrid<D> {
         self.mask = buckets as u64 - 1;
         self.starts.clear();
         self.starts.resize(buckets + 1, 0);
-        for (b, &l) in self.boxes.iter().zip(&self.levels) {
+        for (b, &l) in self.boxes.iter().zip(&self.levels).filter(|(_, l)| usize::from(**l) != HUGE) {
             let l = usize::from(l);
             let (lo, hi) = size.cell_range(&b.to_aabb(), l);
             for_each_cell(&lo, &hi, |cell| self.starts[bucket(&cell, l, self.mask) + 1] += 1);
@@ -162,6 +135,9 @@ impl<const D: usize> HashGrid<D> {
         self.entries.resize(total, Entry::new([0; D], 0, 0));
         for (item, (b, &l)) in self.boxes.iter().zip(&self.levels).enumerate() {
             let l = usize::from(l);
+            if l == HUGE {
+                continue;
+            }
             let (lo, hi) = size.cell_range(&b.to_aabb(), l);
             for_each_cell(&lo, &hi, |cell| {
                 let k = bucket(&cell, l, self.mask);
@@ -177,22 +153,18 @@ impl<const D: usize> HashGrid<D> {
         self.starts[0] = 0;
 
         // Items by level, for queries that would visit more cells than items.
-        self.level_starts = [0; MAX_LEVELS + 1];
+        self.level_starts = [0; MAX_LEVELS + 2];
         for &l in &self.levels {
             self.level_starts[usize::from(l) + 1] += 1;
         }
         self.occupied = 0;
-        for l in 0..MAX_LEVELS {
-            if self.level_starts[l + 1] > 0 {
+        for l in 0..=HUGE {
+            if l < HUGE && self.level_starts[l + 1] > 0 {
                 self.occupied |= 1 << l;
             }
             self.level_starts[l + 1] += self.level_starts[l];
         }
         self.by_level.clear();
-        self.queryable = by_level;
-        if !by_level {
-            return;
-        }
         self.by_level.resize(self.boxes.len(), 0);
         let mut fill = self.level_starts;
         for (item, &l) in self.levels.iter().enumerate() {
@@ -208,25 +180,13 @@ impl<const D: usize> HashGrid<D> {
         self.boxes.len()
     }
 
-    /// Box of item `i`.
-    #[inline(always)]
-    pub fn aabb(&self, i: u32) -> &GridBox<D> {
-        &self.boxes[i as usize]
-    }
-
     /// Bytes held by the grid (capacity, not just length).
     pub fn memory(&self) -> usize {
         self.boxes.capacity() * size_of::<GridBox<D>>()
-            + self.groups.capacity() * 4
             + self.levels.capacity()
             + self.starts.capacity() * 4
             + self.entries.capacity() * size_of::<Entry<D>>()
             + self.by_level.capacity() * 4
-    }
-
-    /// Levels holding items, finest first.
-    pub fn occupied_levels(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..MAX_LEVELS).filter(|l| self.occupied & (1 << l) != 0)
     }
 
     /// Bit `ℓ` set when level `ℓ` holds items.
@@ -241,41 +201,39 @@ impl<const D: usize> HashGrid<D> {
         &self.size
     }
 
-    /// All entries, grouped by bucket (spatially coherent order).
-    #[inline(always)]
-    pub fn entries(&self) -> &[Entry<D>] {
-        &self.entries
-    }
-
     /// The entries of the bucket holding `cell` of `level` (other cells that
     /// share the bucket included: callers compare cells).
     #[inline(always)]
-    pub fn bucket_entries(&self, cell: &[i32; D], level: usize) -> &[Entry<D>] {
+    fn bucket_entries(&self, cell: &[i32; D], level: usize) -> &[Entry<D>] {
         let k = bucket(cell, level, self.mask);
         &self.entries[self.starts[k] as usize..self.starts[k + 1] as usize]
-    }
-
-    /// Index one past the last entry of the bucket of entry `at`.
-    #[inline(always)]
-    pub fn bucket_end(&self, at: usize) -> usize {
-        let e = &self.entries[at];
-        self.starts[bucket(&e.cell, e.level(), self.mask) + 1] as usize
     }
 
     /// Calls `f(j)` once for each item `j` whose stored box overlaps `q`
     /// (closed test), on every level: a superset of the items whose exact
     /// boxes do, by the outward rounding.
-    pub fn query(&self, q: &Aabb<D>, mut f: impl FnMut(u32)) {
-        let q = GridBox::new(q);
-        for level in self.occupied_levels() {
-            self.query_level(&q, level, &mut f);
+    pub fn query(&self, q: &Aabb<D>, f: impl FnMut(u32)) {
+        self.query_grid_box(&GridBox::new(q), f);
+    }
+
+    /// [`HashGrid::query`] for a box already rounded.
+    #[inline]
+    pub fn query_grid_box(&self, q: &GridBox<D>, mut f: impl FnMut(u32)) {
+        let mut levels = self.occupied;
+        while levels != 0 {
+            let level = levels.trailing_zeros() as usize;
+            levels &= levels - 1;
+            self.query_level(q, level, &mut f);
+        }
+        for &j in &self.by_level[self.level_starts[HUGE] as usize..] {
+            if self.boxes[j as usize].intersects(q) {
+                f(j);
+            }
         }
     }
 
     /// Items of `level` overlapping `q`, each once.
     pub fn query_level(&self, q: &GridBox<D>, level: usize, f: &mut impl FnMut(u32)) {
-        // An invariant of the crate: only grids built by `build` are queried.
-        assert!(self.queryable, "query on a grid built for the pairs pass");
         let (lo, hi) = self.size.cell_range(&q.to_aabb(), level);
         let items = &self.by_level[self.level_starts[level] as usize..self.level_starts[level + 1] as usize];
         if cell_count(&lo, &hi) > items.len() as u64 {
@@ -367,9 +325,20 @@ mod tests {
 
     #[test]
     fn queries_find_every_overlapping_box_once() {
+        queries_match_brute_force(0.5);
+    }
+
+    /// A manual cell size no level can bring up to the boxes' sizes: every
+    /// box is listed apart (this once aborted on a 2 TB allocation).
+    #[test]
+    fn boxes_beyond_the_top_level_are_still_found() {
+        queries_match_brute_force(1e-300);
+    }
+
+    fn queries_match_brute_force(base: f64) {
         let boxes = random_boxes(2000, 4, 50.0);
         let mut grid = HashGrid::default();
-        grid.build(CellSize::new(0.5), boxes.iter().copied());
+        grid.build(CellSize::new(base), boxes.iter().copied());
         let queries = random_boxes(300, 5, 60.0);
         let huge = Aabb { min: [-1e9, -0.5, -0.5], max: [1e9, 0.5, 0.5] };
         for q in queries.iter().chain([&huge]) {

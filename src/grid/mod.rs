@@ -21,10 +21,13 @@
 //! most overlapping boxes are the body's own neighbouring elements.
 
 mod cell;
+mod cell_list;
 mod grid_box;
 mod hash_grid;
 
-pub(crate) use cell::{CellSize, cell_size_for, parent};
+pub(crate) use cell::{CellSize, cell_size_for};
+pub(crate) use cell_list::CellList;
+#[cfg(test)]
 pub(crate) use grid_box::GridBox;
 pub(crate) use hash_grid::{HashGrid, MAX_ITEMS, morton};
 

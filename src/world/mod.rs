@@ -6,6 +6,7 @@
 //! exact boxes and intervals → body-pair events → the bodies advance.
 
 mod body;
+mod later_boxes;
 mod pose;
 mod step;
 mod store;
@@ -14,20 +15,21 @@ pub use body::{Body, BodyHandle, FrameId, Motion};
 pub use pose::{Pose, Pose2, Pose3};
 
 use crate::aabb::Aabb;
-use crate::contact::{Contact, ContactEvent};
+use crate::contact::{Contact, ContactDetail, ContactEvent};
 use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE};
-use crate::grid::{CellSize, HashGrid, MAX_ITEMS, cell_size_for};
+use crate::grid::{CellList, CellSize, HashGrid, MAX_ITEMS, cell_size_for};
 use crate::narrow::{Intersection, intersect};
 use store::{Meta, Store};
 
 /// Settings of a [`World`].
 ///
 /// ```
-/// use fmbgrid::WorldConfig;
+/// use fmbgrid::{ContactDetail, WorldConfig};
 /// let auto = WorldConfig::default();
 /// let manual = WorldConfig::default().with_cell_size(2.0);
 /// assert_eq!(auto.cell_size, None);
+/// assert_eq!(auto.detail, ContactDetail::ExactBox);
 /// assert_eq!(manual.cell_size, Some(2.0));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -35,6 +37,8 @@ pub struct WorldConfig {
     /// Base cell size of the grid; `None` chooses it from the frames' sizes
     /// (their median extent), recomputed when fixed bodies change.
     pub cell_size: Option<f64>,
+    /// What each contact carries (exact box by default).
+    pub detail: ContactDetail,
 }
 
 impl WorldConfig {
@@ -46,6 +50,18 @@ impl WorldConfig {
     /// ```
     pub fn with_cell_size(mut self, size: f64) -> Self {
         self.cell_size = Some(size);
+        self
+    }
+
+    /// Sets what each contact carries.
+    ///
+    /// ```
+    /// # use fmbgrid::{ContactDetail, WorldConfig};
+    /// let config = WorldConfig::default().with_contact_detail(ContactDetail::Interval);
+    /// assert_eq!(config.detail, ContactDetail::Interval);
+    /// ```
+    pub fn with_contact_detail(mut self, detail: ContactDetail) -> Self {
+        self.detail = detail;
         self
     }
 }
@@ -101,7 +117,7 @@ pub struct World<const D: usize> {
     static_grid: HashGrid<D>,
     moving: Store<D>,
     moving_bodies: Vec<u32>,
-    moving_grid: HashGrid<D>,
+    moving_grid: CellList<D>,
     /// Moving-grid item → moving-store index: the frames in the grid.
     active: Vec<u32>,
     /// Per moving body (by rank): frame count; the largest; swept boxes and
@@ -120,6 +136,9 @@ pub struct World<const D: usize> {
     pairs: Vec<(BodyHandle, BodyHandle)>,
     previous: Vec<(BodyHandle, BodyHandle)>,
     events: Vec<ContactEvent>,
+    /// True from a step until bodies are inserted, removed or re-posed:
+    /// the contacts still name the frames as stored.
+    contacts_current: bool,
     scratch: Vec<f64>,
 }
 
@@ -145,7 +164,7 @@ impl<const D: usize> World<D> {
     pub fn new(config: WorldConfig) -> Self {
         let () = Frame::<D>::SUPPORTED;
         // An invalid manual size is ignored once, here: automatic from then on.
-        let config = WorldConfig { cell_size: config.cell_size.filter(|w| *w > 0.0 && w.is_finite()) };
+        let config = WorldConfig { cell_size: config.cell_size.filter(|w| *w > 0.0 && w.is_finite()), ..config };
         World {
             config,
             slots: Vec::new(),
@@ -158,7 +177,7 @@ impl<const D: usize> World<D> {
             static_grid: HashGrid::default(),
             moving: Store::default(),
             moving_bodies: Vec::new(),
-            moving_grid: HashGrid::default(),
+            moving_grid: CellList::default(),
             active: Vec::new(),
             body_frames: Vec::new(),
             largest_body: 0,
@@ -172,6 +191,7 @@ impl<const D: usize> World<D> {
             pairs: Vec::new(),
             previous: Vec::new(),
             events: Vec::new(),
+            contacts_current: false,
             scratch: Vec::new(),
         }
     }
@@ -326,6 +346,7 @@ impl<const D: usize> World<D> {
         if motion == Motion::Fixed {
             self.fixed_fresh = false;
         }
+        self.contacts_current = false;
         Ok(())
     }
 
@@ -562,6 +583,7 @@ impl<const D: usize> World<D> {
     /// Marks the store of `motion` for compaction (and, for fixed frames,
     /// the static grid for a rebuild) at the next step.
     fn mark_changed(&mut self, motion: Motion) {
+        self.contacts_current = false;
         match motion {
             Motion::Fixed => self.fixed_fresh = false,
             Motion::Moving => self.moving_fresh = false,

@@ -24,10 +24,11 @@ use rayon::prelude::*;
 use super::store::Meta;
 use super::{BodyHandle, World};
 use crate::aabb::Aabb;
+use crate::contact::ContactDetail;
 use crate::contact::{Contact, ContactEvent};
 use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE};
-use crate::narrow::intersect;
+use crate::narrow::{intersect, overlap_interval};
 use crate::pairs::{Partner, for_each_candidate};
 
 /// Moving-grid entries per parallel task: large enough to amortise
@@ -84,6 +85,7 @@ impl<const D: usize> World<D> {
         self.find_contacts();
         self.update_events();
         self.advance();
+        self.contacts_current = true;
         Ok(&self.contacts)
     }
 
@@ -175,7 +177,7 @@ impl<const D: usize> World<D> {
         });
         // Grouped by body when bodies have several frames: the pairs pass
         // skips a body's own frames.
-        self.moving_grid.build_for_pairs(self.cell, items, self.largest_body > 1);
+        self.moving_grid.build(self.cell, items, self.largest_body > 1);
     }
 
     /// True when box `b` of a frame of moving body `rank` overlaps another
@@ -191,7 +193,7 @@ impl<const D: usize> World<D> {
 
     /// Steps 4–6: candidates, FMB, contacts in deterministic order.
     fn find_contacts(&mut self) {
-        let n = self.moving_grid.entries().len();
+        let n = self.moving_grid.len();
         let count = n.div_ceil(CHUNK);
         let mut chunks = std::mem::take(&mut self.chunks);
         // Never shrunk: a chunk's buffer keeps its capacity for later steps.
@@ -218,6 +220,8 @@ impl<const D: usize> World<D> {
     fn contacts_in(&self, entries: std::ops::Range<usize>, out: &mut Vec<Contact<D>>) {
         let (moving, fixed) = (&self.moving, &self.fixed);
         let moved = |i: u32, m: &Meta| moving.frames[i as usize].moved(self.body_shift[m.rank as usize]);
+        let detail = self.config.detail;
+        let narrow = |f: &Frame<D>, g: &Frame<D>| contact_of(detail, f, g);
         // The moving frame of the last grid item, reused by its partners.
         let mut current: Option<(u32, &Meta, Frame<D>)> = None;
         for_each_candidate(&self.moving_grid, &self.static_grid, entries, |item, partner| {
@@ -236,17 +240,17 @@ impl<const D: usize> World<D> {
                 Partner::Moving(j) => {
                     let j = self.active[j as usize];
                     let other = &moving.meta[j as usize];
-                    me.pairs_with(other).then(|| (other, intersect(frame, &moved(j, other))))
+                    me.pairs_with(other).then(|| (other, narrow(frame, &moved(j, other))))
                 }
                 Partner::Fixed(k) => {
                     let other = &fixed.meta[k as usize];
-                    me.pairs_with(other).then(|| (other, intersect(frame, &fixed.frames[k as usize])))
+                    me.pairs_with(other).then(|| (other, narrow(frame, &fixed.frames[k as usize])))
                 }
             };
-            if let Some((other, Some(hit))) = hit {
+            if let Some((other, Some((aabb, time)))) = hit {
                 let (a, b) = (me.id(), other.id());
                 let (a, b) = if a < b { (a, b) } else { (b, a) };
-                out.push(Contact { a, b, aabb: hit.aabb, time: hit.time });
+                out.push(Contact { a, b, aabb, time });
             }
         });
     }
@@ -310,5 +314,20 @@ impl<const D: usize> World<D> {
         if self.unsorted_steps >= RESORT_STEPS {
             self.moving_fresh = false;
         }
+    }
+}
+
+/// The box and interval of a contact between two frames over the step
+/// (moving ones carry their displacement), in the detail asked for.
+#[inline(always)]
+fn contact_of<const D: usize>(detail: ContactDetail, f: &Frame<D>, g: &Frame<D>) -> Option<(Aabb<D>, [f64; 2])> {
+    match detail {
+        ContactDetail::ExactBox => intersect(f, g).map(|hit| (hit.aabb, hit.time)),
+        ContactDetail::Interval => {
+            let time = overlap_interval(f, g)?;
+            // Overlapping interiors: the swept boxes overlap.
+            Some((f.aabb().intersection(&g.aabb()).unwrap_or(Aabb::EMPTY), time))
+        }
+        ContactDetail::Candidates => f.aabb().intersection(&g.aabb()).map(|b| (b, [0.0, 1.0])),
     }
 }

@@ -1,0 +1,371 @@
+//! The moving frames' grid: one insertion per box, for the pairs pass.
+//!
+//! Each box goes once into the cell holding its minimum corner, on the
+//! finest level where it spans at most two cells per axis (Mirtich's
+//! hierarchy, but a single insertion instead of up to `2^D`). Two boxes of
+//! one level can then only overlap when their cells are neighbours, so the
+//! pairs pass scans a cell and its "forward" half of the `3^D - 1`
+//! neighbours (each neighbouring pair of cells is visited from one side
+//! only): every pair comes out once with no reference-point test. A box of
+//! a finer level looks for coarser partners in the `2^D`–`3^D` coarser cells
+//! around its own.
+//!
+//! The slots are sorted by bucket with a counting sort (buckets are Morton
+//! codes of cells, so neighbouring cells are near in memory) and stored as
+//! flat arrays in that order: cells and levels, then `f32` boxes, then items
+//! and groups, read in that order of need by the pass.
+//!
+//! A box too large or too far for any level (a manual cell size far below
+//! the frames' sizes) goes to a short list of huge slots, paired with every
+//! other slot by box tests.
+
+use super::cell::{CellSize, MAX_LEVELS, floor_i32, for_each_cell, parent};
+use super::grid_box::GridBox;
+use super::hash_grid::morton;
+use crate::aabb::Aabb;
+
+/// Largest cell coordinate magnitude stored, so that neighbours stay in `i32`.
+const MAX_CELL: f64 = (1u64 << 30) as f64;
+
+/// Level bits of a slot's `info`; the bits above are its spans.
+const LEVEL_BITS: u32 = 7;
+const LEVEL_MASK: u32 = (1 << LEVEL_BITS) - 1;
+/// The level of a huge slot (beyond every real level).
+const HUGE: u32 = LEVEL_MASK;
+const _: () = assert!(MAX_LEVELS < HUGE as usize);
+
+/// A slot's cell and level, with one bit per axis set when its box reaches
+/// into the next cell along that axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Slot<const D: usize> {
+    pub cell: [i32; D],
+    info: u32,
+}
+
+impl<const D: usize> Slot<D> {
+    #[inline(always)]
+    fn level(&self) -> u32 {
+        self.info & LEVEL_MASK
+    }
+
+    #[inline(always)]
+    fn spans(&self) -> u32 {
+        self.info >> LEVEL_BITS
+    }
+
+    #[inline(always)]
+    fn is(&self, cell: &[i32; D], level: u32) -> bool {
+        self.level() == level && self.cell == *cell
+    }
+}
+
+/// Neighbour offsets `o ∈ {-1, 0, 1}^D` whose last non-zero coordinate is
+/// +1: of `o` and `-o`, exactly one is listed, so each pair of neighbouring
+/// cells is scanned from one side. `need` has bit `k` set when `o_k = +1`:
+/// a box reaching one cell along `k` only can skip the offset unless it
+/// spans into the next one.
+struct Forward<const D: usize> {
+    offsets: [[i32; D]; 13],
+    need: [u32; 13],
+    n: usize,
+}
+
+impl<const D: usize> Forward<D> {
+    const TABLE: Self = {
+        let mut f = Forward { offsets: [[0; D]; 13], need: [0; 13], n: 0 };
+        let total = 3usize.pow(D as u32);
+        let mut code = 0;
+        while code < total {
+            let mut o = [0i32; D];
+            let (mut c, mut k) = (code, 0);
+            while k < D {
+                o[k] = (c % 3) as i32 - 1;
+                c /= 3;
+                k += 1;
+            }
+            // Last non-zero coordinate.
+            let mut last = 0;
+            let mut need = 0;
+            k = 0;
+            while k < D {
+                if o[k] != 0 {
+                    last = o[k];
+                }
+                if o[k] == 1 {
+                    need |= 1 << k;
+                }
+                k += 1;
+            }
+            if last == 1 {
+                f.offsets[f.n] = o;
+                f.need[f.n] = need;
+                f.n += 1;
+            }
+            code += 1;
+        }
+        f
+    };
+}
+
+/// The moving boxes of one step, sorted by cell for the pairs pass.
+/// Rebuilding reuses every buffer: a warm build allocates nothing.
+#[derive(Clone, Debug)]
+pub(crate) struct CellList<const D: usize> {
+    size: CellSize,
+    /// In bucket order: cells and levels, boxes, items, groups (empty when
+    /// ungrouped).
+    slots: Vec<Slot<D>>,
+    min: Vec<[f32; D]>,
+    max: Vec<[f32; D]>,
+    items: Vec<u32>,
+    groups: Vec<u32>,
+    /// Bucket `k` holds slots `starts[k]..starts[k + 1]`; the last bucket,
+    /// past the table, holds the huge slots.
+    starts: Vec<u32>,
+    mask: u64,
+    /// Bit `ℓ` set when level `ℓ` holds slots.
+    occupied: u64,
+    /// First huge slot (they end the list).
+    huge: usize,
+    /// Build scratch, in item order: rounded boxes, groups, slots with
+    /// their buckets.
+    scratch_boxes: Vec<GridBox<D>>,
+    scratch_groups: Vec<u32>,
+    scratch_slots: Vec<(Slot<D>, u32)>,
+}
+
+impl<const D: usize> Default for CellList<D> {
+    fn default() -> Self {
+        CellList {
+            size: CellSize::new(1.0),
+            slots: Vec::new(),
+            min: Vec::new(),
+            max: Vec::new(),
+            items: Vec::new(),
+            groups: Vec::new(),
+            starts: vec![0, 0],
+            mask: 0,
+            occupied: 0,
+            huge: 0,
+            scratch_boxes: Vec::new(),
+            scratch_groups: Vec::new(),
+            scratch_slots: Vec::new(),
+        }
+    }
+}
+
+/// Level and cell of a rounded box: the finest level at which the box spans
+/// at most two cells per axis, with its cells within `±MAX_CELL`, or `None`
+/// when no level fits.
+#[inline(always)]
+fn place<const D: usize>(size: &CellSize, b: &GridBox<D>) -> Option<Slot<D>> {
+    let (lo, hi) = (b.min(), b.max());
+    let extent = (0..D).fold(0.0f64, |m, k| m.max(hi[k] - lo[k]));
+    // First guess: ⌈log₂(extent / w₀)⌉, read off the exponent bits.
+    let x = extent * size.inv(0);
+    let mut level = if x > 1.0 {
+        let bits = x.to_bits();
+        let exp = ((bits >> 52) & 0x7ff) as i64 - 1023;
+        (exp + i64::from(bits & ((1 << 52) - 1) != 0)).clamp(0, MAX_LEVELS as i64 - 1) as usize
+    } else {
+        0
+    };
+    loop {
+        let inv = size.inv(level);
+        let fits = (0..D).all(|k| lo[k].abs().max(hi[k].abs()) * inv < MAX_CELL);
+        if fits {
+            let (c, d): ([i32; D], [i32; D]) =
+                (std::array::from_fn(|k| floor_i32(lo[k] * inv)), std::array::from_fn(|k| floor_i32(hi[k] * inv)));
+            if (0..D).all(|k| d[k] - c[k] <= 1) {
+                let spans = (0..D).fold(0, |s, k| s | (((d[k] - c[k]) as u32) << k));
+                return Some(Slot { cell: c, info: level as u32 | spans << LEVEL_BITS });
+            }
+        }
+        level += 1;
+        if level == MAX_LEVELS {
+            return None;
+        }
+    }
+}
+
+/// Bucket of a cell of `level`: its Morton code salted per level, masked.
+#[inline(always)]
+fn bucket<const D: usize>(cell: &[i32; D], level: u32, mask: u64) -> usize {
+    let salt = u64::from(level).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((morton(cell) ^ salt) & mask) as usize
+}
+
+impl<const D: usize> CellList<D> {
+    /// Rebuilds the list over `(box, group)` items with cell sizes `size`.
+    /// With `grouped`, items of one group are never paired.
+    pub fn build(&mut self, size: CellSize, items: impl Iterator<Item = (Aabb<D>, u32)>, grouped: bool) {
+        self.size = size;
+        let (n, _) = items.size_hint();
+        // Exact sizes (the items come from a slice): no doubling slack.
+        self.scratch_boxes.clear();
+        self.scratch_boxes.reserve_exact(n);
+        self.scratch_groups.clear();
+        for (b, g) in items {
+            self.scratch_boxes.push(GridBox::new(&b));
+            if grouped {
+                self.scratch_groups.push(g);
+            }
+        }
+        let n = self.scratch_boxes.len();
+        let buckets = n.max(1).next_power_of_two();
+        self.mask = buckets as u64 - 1;
+        self.starts.clear();
+        self.starts.resize(buckets + 2, 0);
+        self.scratch_slots.clear();
+        self.scratch_slots.reserve_exact(n);
+        self.occupied = 0;
+        for b in &self.scratch_boxes {
+            let (slot, k) = match place(&self.size, b) {
+                Some(s) => {
+                    self.occupied |= 1 << s.level();
+                    (s, bucket(&s.cell, s.level(), self.mask))
+                }
+                None => (Slot { cell: [0; D], info: HUGE }, buckets),
+            };
+            self.starts[k + 1] += 1;
+            self.scratch_slots.push((slot, k as u32));
+        }
+        for k in 0..=buckets {
+            self.starts[k + 1] += self.starts[k];
+        }
+        self.huge = self.starts[buckets] as usize;
+        // Scatter in item order within each bucket (deterministic), with
+        // `starts[k]` as bucket `k`'s cursor.
+        resize_exact(&mut self.slots, n, Slot { cell: [0; D], info: 0 });
+        resize_exact(&mut self.min, n, [0.0; D]);
+        resize_exact(&mut self.max, n, [0.0; D]);
+        resize_exact(&mut self.items, n, 0);
+        resize_exact(&mut self.groups, if grouped { n } else { 0 }, 0);
+        for (item, ((slot, k), b)) in self.scratch_slots.iter().zip(&self.scratch_boxes).enumerate() {
+            let at = self.starts[*k as usize] as usize;
+            self.starts[*k as usize] += 1;
+            self.slots[at] = *slot;
+            self.min[at] = b.min_f32();
+            self.max[at] = b.max_f32();
+            self.items[at] = item as u32;
+            if grouped {
+                self.groups[at] = self.scratch_groups[item];
+            }
+        }
+        // `starts[k]` now holds the end of bucket `k`: shift back to starts.
+        for k in (1..=buckets + 1).rev() {
+            self.starts[k] = self.starts[k - 1];
+        }
+        self.starts[0] = 0;
+    }
+
+    /// Number of slots (one per item).
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The item in slot `p`.
+    #[inline(always)]
+    pub fn item(&self, p: usize) -> u32 {
+        self.items[p]
+    }
+
+    /// The rounded box of slot `p`.
+    #[inline(always)]
+    pub fn grid_box(&self, p: usize) -> GridBox<D> {
+        GridBox::from_f32(self.min[p], self.max[p])
+    }
+
+    /// True when the boxes of slots `p` and `q` overlap (closed) and their
+    /// items are of different groups.
+    #[inline(always)]
+    fn pairs(&self, p: usize, q: usize) -> bool {
+        let (a, b) = ((&self.min[p], &self.max[p]), (&self.min[q], &self.max[q]));
+        // Non-short-circuit: the outcome is unpredictable.
+        let overlap = (0..D).fold(true, |o, k| o & (a.0[k] <= b.1[k]) & (b.0[k] <= a.1[k]));
+        overlap && (self.groups.is_empty() || self.groups[p] != self.groups[q])
+    }
+
+    /// Slots of `cell` of `level` (other cells sharing the bucket excluded
+    /// by the caller's `is` test).
+    #[inline(always)]
+    fn bucket_of(&self, cell: &[i32; D], level: u32) -> std::ops::Range<usize> {
+        let k = bucket(cell, level, self.mask);
+        self.starts[k] as usize..self.starts[k + 1] as usize
+    }
+
+    /// Calls `f(q)` for every slot `q` that pairs with slot `p` and comes
+    /// out from `p`'s side: over all slots, every pair of overlapping boxes
+    /// of different groups comes out exactly once.
+    #[inline]
+    pub fn partners(&self, p: usize, mut f: impl FnMut(usize)) {
+        if p >= self.huge {
+            // A huge slot meets every ordinary slot, and the huge ones after it.
+            for q in (0..self.huge).chain(p + 1..self.len()) {
+                if self.pairs(p, q) {
+                    f(q);
+                }
+            }
+            return;
+        }
+        let s = self.slots[p];
+        let level = s.level();
+        // Same cell: the slots after `p` in its bucket.
+        let here = self.bucket_of(&s.cell, level);
+        for q in p + 1..here.end {
+            if self.slots[q].is(&s.cell, level) && self.pairs(p, q) {
+                f(q);
+            }
+        }
+        // Forward neighbours, same level; `+1` along an axis only where the
+        // box reaches the next cell.
+        let forward = &Forward::<D>::TABLE;
+        let spans = s.spans();
+        for (o, &need) in forward.offsets[..forward.n].iter().zip(&forward.need) {
+            if need & !spans != 0 {
+                continue;
+            }
+            let cell: [i32; D] = std::array::from_fn(|k| s.cell[k] + o[k]);
+            for q in self.bucket_of(&cell, level) {
+                if self.slots[q].is(&cell, level) && self.pairs(p, q) {
+                    f(q);
+                }
+            }
+        }
+        // Coarser levels: a coarser box overlapping this one has its cell in
+        // `[cell(min) - 1, cell(max)]` of its level, per axis.
+        let mut coarser = if level + 1 >= 64 { 0 } else { self.occupied & (u64::MAX << (level + 1)) };
+        while coarser != 0 {
+            let l = coarser.trailing_zeros();
+            coarser &= coarser - 1;
+            let up = (l - level) as usize;
+            let lo = parent(&s.cell, up).map(|c| c - 1);
+            let hi = parent(&std::array::from_fn(|k| s.cell[k] + ((spans >> k) & 1) as i32), up);
+            for_each_cell(&lo, &hi, |cell| {
+                for q in self.bucket_of(&cell, l) {
+                    if self.slots[q].is(&cell, l) && self.pairs(p, q) {
+                        f(q);
+                    }
+                }
+            });
+        }
+    }
+
+    /// Bytes held (capacity, not just length), scratch included.
+    pub fn memory(&self) -> usize {
+        self.slots.capacity() * size_of::<Slot<D>>()
+            + (self.min.capacity() + self.max.capacity()) * size_of::<[f32; D]>()
+            + (self.items.capacity() + self.groups.capacity() + self.starts.capacity()) * 4
+            + self.scratch_boxes.capacity() * size_of::<GridBox<D>>()
+            + self.scratch_groups.capacity() * 4
+            + self.scratch_slots.capacity() * size_of::<(Slot<D>, u32)>()
+    }
+}
+
+/// Clears `v` and fills it with `n` copies of `x`, reserving exactly.
+fn resize_exact<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    v.clear();
+    v.reserve_exact(n);
+    v.resize(n, x);
+}
