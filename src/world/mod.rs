@@ -533,6 +533,19 @@ impl<const D: usize> World<D> {
             .collect()
     }
 
+    /// The settings the world was made with (an invalid manual cell size
+    /// already dropped).
+    ///
+    /// ```
+    /// # use fmbgrid::{ContactDetail, World2, WorldConfig};
+    /// let world = World2::new(WorldConfig::default().with_contact_detail(ContactDetail::Candidates));
+    /// assert_eq!(world.config().detail, ContactDetail::Candidates);
+    /// assert_eq!(World2::new(WorldConfig::default().with_cell_size(-1.0)).config().cell_size, None);
+    /// ```
+    pub fn config(&self) -> WorldConfig {
+        self.config
+    }
+
     /// The base cell size of the grid in use (set by hand, or chosen from
     /// the frames' sizes at the last step).
     ///
