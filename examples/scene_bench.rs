@@ -28,7 +28,10 @@
 //!
 //! Run: `cargo run --release --example scene_bench -- [--scene NAME[,NAME…]]
 //! [--n N[,N…]] [--steps K] [--threads T] [--no-parry] [--parry rebuild|incremental|both]
-//! [--margin M] [--budget SECONDS] [--seed S]`.
+//! [--margin M] [--budget SECONDS] [--seed S] [--detail MODES]`.
+//! `--detail exact,interval,candidates` steps one fmbgrid world per
+//! [`ContactDetail`] mode, side by side (the first is the reference of the
+//! ratios); default `exact`.
 //! Defaults: every scene at N = 10k, 100k and 1M, 10 steps after one warm-up
 //! step, 1 thread, both parry variants, margin 0.01 (rapier's), budget 60 s.
 //! Each step of each engine is timed alone (velocity reversals and other
@@ -40,7 +43,7 @@
 
 use std::time::Instant;
 
-use fmbgrid::{Frame, WorldConfig};
+use fmbgrid::{ContactDetail, Frame, WorldConfig};
 
 #[path = "../benches/support/parry_world.rs"]
 mod parry_world;
@@ -275,6 +278,16 @@ struct Args {
     margin: f64,
     budget: f64,
     seed: u64,
+    details: Vec<ContactDetail>,
+}
+
+/// The label of an fmbgrid measure.
+fn detail_label(d: ContactDetail) -> &'static str {
+    match d {
+        ContactDetail::ExactBox => "fmbgrid (grid + FMB, exact boxes)",
+        ContactDetail::Interval => "fmbgrid (grid + FMB, intervals only)",
+        ContactDetail::Candidates => "fmbgrid (broad phase only: candidates)",
+    }
 }
 
 fn parse_args() -> Args {
@@ -315,6 +328,16 @@ fn parse_args() -> Args {
         margin: number("--margin", 0.01),
         budget: number("--budget", 60.0),
         seed: number("--seed", 1.0) as u64,
+        details: value("--detail").map_or(vec![ContactDetail::ExactBox], |list| {
+            list.split(',')
+                .map(|d| match d {
+                    "exact" => ContactDetail::ExactBox,
+                    "interval" => ContactDetail::Interval,
+                    "candidates" => ContactDetail::Candidates,
+                    other => panic!("--detail: exact, interval or candidates, not {other}"),
+                })
+                .collect()
+        }),
     }
 }
 
@@ -348,7 +371,8 @@ struct Summary {
     scene: String,
     n: usize,
     frames: usize,
-    fmbgrid: f64,
+    /// Median per `--detail` mode, in order.
+    fmbgrid: Vec<f64>,
     pairs: f64,
     parry: Option<(f64, String)>,
 }
@@ -378,16 +402,28 @@ fn run_scene<const D: usize, P: Peer>(
 ) -> Summary {
     let frames = scene.frames();
     let setup = Instant::now();
-    let mut sim = scene.world(WorldConfig::default()).expect("valid scene");
+    let mut sims: Vec<_> = args
+        .details
+        .iter()
+        .map(|&d| scene.world(WorldConfig::default().with_contact_detail(d)).expect("valid scene"))
+        .collect();
     let mut peers: Vec<(Variant, P)> = args.variants.iter().map(|&v| (v, make(scene, v))).collect();
     let setup = ms(setup);
 
     // Warm-up step: fixed structures get built; pair sets are compared.
     let offsets = scene.frame_offsets();
+    let mut fmb_warm = Vec::new();
+    for sim in &mut sims[1..] {
+        sim.prepare();
+        let t = Instant::now();
+        sim.contacts();
+        fmb_warm.push(ms(t));
+    }
+    let sim = &mut sims[0];
     sim.prepare();
     let t = Instant::now();
     let contacts = sim.contacts();
-    let fmb_warm = ms(t);
+    fmb_warm.insert(0, ms(t));
     let mut fmb_pairs: Vec<(u32, u32)> = contacts
         .iter()
         .map(|c| {
@@ -397,14 +433,20 @@ fn run_scene<const D: usize, P: Peer>(
         })
         .collect();
     fmb_pairs.sort_unstable();
-    let mut notes = vec![format!("fmbgrid warm-up step {fmb_warm:.1} ms (cell size {:.3})", sim.world.cell_size())];
-    let mut measures = vec![Measure {
-        label: "fmbgrid (grid + FMB, exact boxes)".into(),
-        times: vec![],
-        pairs: vec![],
-        memory: 0,
-        note: String::new(),
-    }];
+    let mut notes =
+        vec![format!("fmbgrid warm-up step {:.1} ms (cell size {:.3})", fmb_warm[0], sim.world.cell_size())];
+    let mut measures: Vec<Measure> = args
+        .details
+        .iter()
+        .map(|&d| Measure {
+            label: detail_label(d).into(),
+            times: vec![],
+            pairs: vec![],
+            memory: 0,
+            note: String::new(),
+        })
+        .collect();
+    let m = sims.len();
     let mut live = Vec::new();
     for (v, p) in &mut peers {
         p.prepare();
@@ -437,11 +479,13 @@ fn run_scene<const D: usize, P: Peer>(
 
     let mut phases = vec![Vec::new(); peers.len()];
     for _ in 0..args.steps {
-        sim.prepare();
-        let t = Instant::now();
-        let c = sim.step();
-        measures[0].times.push(ms(t));
-        measures[0].pairs.push(c);
+        for (sim, measure) in sims.iter_mut().zip(&mut measures) {
+            sim.prepare();
+            let t = Instant::now();
+            let c = sim.step();
+            measure.times.push(ms(t));
+            measure.pairs.push(c);
+        }
         for (k, (_, p)) in peers.iter_mut().enumerate() {
             if !live[k] {
                 continue;
@@ -449,21 +493,23 @@ fn run_scene<const D: usize, P: Peer>(
             p.prepare();
             let t = Instant::now();
             let c = p.step();
-            measures[k + 1].times.push(ms(t));
-            measures[k + 1].pairs.push(c);
+            measures[k + m].times.push(ms(t));
+            measures[k + m].pairs.push(c);
             phases[k].push(p.phases());
         }
     }
-    measures[0].memory = sim.world.broad_phase_memory();
+    for (sim, measure) in sims.iter().zip(&mut measures) {
+        measure.memory = sim.world.broad_phase_memory();
+    }
     for (k, (_, p)) in peers.iter().enumerate() {
-        measures[k + 1].memory = p.memory();
+        measures[k + m].memory = p.memory();
         if live[k] {
             let median = |f: fn(&(f64, f64)) -> f64| {
                 let mut v: Vec<f64> = phases[k].iter().map(f).collect();
                 v.sort_by(f64::total_cmp);
                 v[v.len() / 2]
             };
-            measures[k + 1].note = format!(
+            measures[k + m].note = format!(
                 "median broad {:.2} ms, narrow {:.2} ms; {} candidates at the last step",
                 median(|p| p.0),
                 median(|p| p.1),
@@ -503,12 +549,19 @@ fn run_scene<const D: usize, P: Peer>(
     }
     println!();
     println!("(setup {setup:.0} ms; {})", notes.join("; "));
-    let parry = measures[1..]
+    let parry = measures[m..]
         .iter()
         .filter(|m| !m.times.is_empty())
         .map(|m| (m.median(), m.label.clone()))
         .min_by(|a, b| a.0.total_cmp(&b.0));
-    Summary { scene: scene.name.to_string(), n, frames, fmbgrid: fmb, pairs: measures[0].mean_pairs(), parry }
+    Summary {
+        scene: scene.name.to_string(),
+        n,
+        frames,
+        fmbgrid: measures[..m].iter().map(|x| x.median()).collect(),
+        pairs: measures[0].mean_pairs(),
+        parry,
+    }
 }
 
 fn run(args: &Args) {
@@ -551,24 +604,25 @@ fn run(args: &Args) {
     }
     println!("\n## Summary (median ms per step, {} thread(s))\n", args.threads);
     println!(
-        "| scene | N | frames | pairs/frame | fmbgrid ms | ns/frame | best parry ms | parry variant | fmbgrid/parry |"
+        "| scene | N | frames | pairs/frame | fmbgrid mode | fmbgrid ms | ns/frame | best parry ms | parry variant | fmbgrid/parry |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for s in &summary {
-        let (p, which, ratio) = match &s.parry {
-            Some((p, w)) => (format!("{p:.2}"), w.as_str(), format!("{:.2}", s.fmbgrid / p)),
-            None if args.variants.is_empty() => ("–".into(), "not run", "–".into()),
-            None => ("–".into(), "skipped", "–".into()),
-        };
-        println!(
-            "| {} | {} | {} | {:.3} | {:.2} | {:.0} | {p} | {which} | {ratio} |",
-            s.scene,
-            s.n,
-            s.frames,
-            s.pairs / s.frames as f64,
-            s.fmbgrid,
-            s.fmbgrid * 1e6 / s.frames as f64
-        );
+        for (&detail, &fmb) in args.details.iter().zip(&s.fmbgrid) {
+            let (p, which, ratio) = match &s.parry {
+                Some((p, w)) => (format!("{p:.2}"), w.as_str(), format!("{:.2}", fmb / p)),
+                None if args.variants.is_empty() => ("–".into(), "not run", "–".into()),
+                None => ("–".into(), "skipped", "–".into()),
+            };
+            println!(
+                "| {} | {} | {} | {:.3} | {detail:?} | {fmb:.2} | {:.0} | {p} | {which} | {ratio} |",
+                s.scene,
+                s.n,
+                s.frames,
+                s.pairs / s.frames as f64,
+                fmb * 1e6 / s.frames as f64
+            );
+        }
     }
 }
 

@@ -19,14 +19,14 @@ use crate::grid::{CellList, HashGrid};
 /// The other side of a candidate pair, by index in its grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Partner {
-    /// An item of the moving cell list.
+    /// An item of the moving cell list, by its id.
     Moving(u32),
     /// An item of the fixed grid.
     Fixed(u32),
 }
 
 /// Calls `f(a, partner)` for each candidate pair whose first moving item
-/// sits in `range` of the cell list's slots. Over all slots, every pair of
+/// (`a`, its id) sits in `range` of the cell list's slots. Over all slots, every pair of
 /// overlapping (rounded) boxes, moving–moving (but for items of one group)
 /// and moving–fixed, comes out once.
 pub(crate) fn for_each_candidate<const D: usize>(
@@ -60,7 +60,7 @@ mod tests {
     ) -> Vec<(u32, Partner)> {
         let size = CellSize::new(base);
         let (mut m, mut s) = (CellList::default(), HashGrid::default());
-        m.build(size, moving.iter().enumerate().map(|(i, b)| (*b, group(i))), true);
+        m.build(size, moving.iter().enumerate().map(|(i, b)| (*b, group(i), i as u32)), true);
         s.build(size, fixed.iter().copied());
         let mut out = Vec::new();
         // In two halves, as parallel chunks would.

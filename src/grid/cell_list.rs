@@ -127,9 +127,10 @@ pub(crate) struct CellList<const D: usize> {
     occupied: u64,
     /// First huge slot (they end the list).
     huge: usize,
-    /// Build scratch, in item order: rounded boxes, groups, slots with
+    /// Build scratch, in item order: rounded boxes, ids, groups, slots with
     /// their buckets.
     scratch_boxes: Vec<GridBox<D>>,
+    scratch_ids: Vec<u32>,
     scratch_groups: Vec<u32>,
     scratch_slots: Vec<(Slot<D>, u32)>,
 }
@@ -148,6 +149,7 @@ impl<const D: usize> Default for CellList<D> {
             occupied: 0,
             huge: 0,
             scratch_boxes: Vec::new(),
+            scratch_ids: Vec::new(),
             scratch_groups: Vec::new(),
             scratch_slots: Vec::new(),
         }
@@ -196,17 +198,21 @@ fn bucket<const D: usize>(cell: &[i32; D], level: u32, mask: u64) -> usize {
 }
 
 impl<const D: usize> CellList<D> {
-    /// Rebuilds the list over `(box, group)` items with cell sizes `size`.
-    /// With `grouped`, items of one group are never paired.
-    pub fn build(&mut self, size: CellSize, items: impl Iterator<Item = (Aabb<D>, u32)>, grouped: bool) {
+    /// Rebuilds the list over `(box, group, id)` items with cell sizes
+    /// `size`; [`CellList::item`] gives back the ids. With `grouped`, items
+    /// of one group are never paired.
+    pub fn build(&mut self, size: CellSize, items: impl Iterator<Item = (Aabb<D>, u32, u32)>, grouped: bool) {
         self.size = size;
         let (n, _) = items.size_hint();
         // Exact sizes (the items come from a slice): no doubling slack.
         self.scratch_boxes.clear();
         self.scratch_boxes.reserve_exact(n);
         self.scratch_groups.clear();
-        for (b, g) in items {
+        self.scratch_ids.clear();
+        self.scratch_ids.reserve_exact(n);
+        for (b, g, id) in items {
             self.scratch_boxes.push(GridBox::new(&b));
+            self.scratch_ids.push(id);
             if grouped {
                 self.scratch_groups.push(g);
             }
@@ -247,7 +253,7 @@ impl<const D: usize> CellList<D> {
             self.slots[at] = *slot;
             self.min[at] = b.min_f32();
             self.max[at] = b.max_f32();
-            self.items[at] = item as u32;
+            self.items[at] = self.scratch_ids[item];
             if grouped {
                 self.groups[at] = self.scratch_groups[item];
             }
@@ -265,7 +271,7 @@ impl<const D: usize> CellList<D> {
         self.slots.len()
     }
 
-    /// The item in slot `p`.
+    /// The id of the item in slot `p`.
     #[inline(always)]
     pub fn item(&self, p: usize) -> u32 {
         self.items[p]
@@ -358,7 +364,7 @@ impl<const D: usize> CellList<D> {
             + (self.min.capacity() + self.max.capacity()) * size_of::<[f32; D]>()
             + (self.items.capacity() + self.groups.capacity() + self.starts.capacity()) * 4
             + self.scratch_boxes.capacity() * size_of::<GridBox<D>>()
-            + self.scratch_groups.capacity() * 4
+            + (self.scratch_groups.capacity() + self.scratch_ids.capacity()) * 4
             + self.scratch_slots.capacity() * size_of::<(Slot<D>, u32)>()
     }
 }

@@ -118,7 +118,7 @@ pub struct World<const D: usize> {
     moving: Store<D>,
     moving_bodies: Vec<u32>,
     moving_grid: CellList<D>,
-    /// Moving-grid item → moving-store index: the frames in the grid.
+    /// The moving frames that enter the grid (store indices).
     active: Vec<u32>,
     /// Per moving body (by rank): frame count; the largest; swept boxes and
     /// their grid (only built when some body is large).
@@ -131,9 +131,13 @@ pub struct World<const D: usize> {
     unsorted_steps: u32,
     /// Per moving body (as `moving_bodies`): its displacement over the step.
     body_shift: Vec<[f64; D]>,
+    /// The next step's displacements while they are checked.
+    next_shift: Vec<[f64; D]>,
     chunks: Vec<Vec<Contact<D>>>,
     contacts: Vec<Contact<D>>,
     pairs: Vec<(BodyHandle, BodyHandle)>,
+    /// Scratch of the body pairs' sort.
+    pair_keys: Vec<u64>,
     previous: Vec<(BodyHandle, BodyHandle)>,
     events: Vec<ContactEvent>,
     /// True from a step until bodies are inserted, removed or re-posed:
@@ -186,9 +190,11 @@ impl<const D: usize> World<D> {
             body_grid: HashGrid::default(),
             unsorted_steps: 0,
             body_shift: Vec::new(),
+            next_shift: Vec::new(),
             chunks: Vec::new(),
             contacts: Vec::new(),
             pairs: Vec::new(),
+            pair_keys: Vec::new(),
             previous: Vec::new(),
             events: Vec::new(),
             contacts_current: false,
@@ -576,7 +582,7 @@ impl<const D: usize> World<D> {
             + self.fixed.meta_memory()
             + self.moving.meta_memory()
             + self.moving_bodies.capacity() * 4
-            + self.body_shift.capacity() * size_of::<[f64; D]>()
+            + (self.body_shift.capacity() + self.next_shift.capacity()) * size_of::<[f64; D]>()
     }
 
     fn stored(&self, h: BodyHandle) -> Result<&Stored<D>, WorldError> {

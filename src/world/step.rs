@@ -78,9 +78,9 @@ impl<const D: usize> World<D> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(WorldError::BadTimeStep { dt });
         }
-        self.check_displacements(dt)?;
+        let ready = self.check_displacements(dt)?;
         self.refresh();
-        self.displacements(dt);
+        self.displacements(dt, ready);
         self.build_moving_grid();
         self.find_contacts();
         self.update_events();
@@ -92,44 +92,66 @@ impl<const D: usize> World<D> {
     /// Step 1: every moving body's displacement is finite and keeps its
     /// frames in range. Checked before anything changes (the broad phase's
     /// refresh included), so a refused step leaves the world as it was.
-    fn check_displacements(&self, dt: f64) -> Result<(), WorldError> {
-        let check = |slot: u32, stored: &super::Stored<D>| -> Result<(), WorldError> {
-            let d: [f64; D] = std::array::from_fn(|i| stored.body.velocity[i] * dt);
-            if let Some(&value) = d.iter().find(|x| !x.is_finite() || x.abs() > MAX_COORDINATE) {
-                return Err(WorldError::BadNumber { what: "velocity × dt", value });
+    ///
+    /// When no moving body was inserted or removed, the displacements are
+    /// computed per body into scratch and the frames checked in one pass
+    /// over the contiguous store; returns true then (the displacements are
+    /// ready for [`World::displacements`]).
+    fn check_displacements(&mut self, dt: f64) -> Result<bool, WorldError> {
+        let shift = |v: &[f64; D]| -> Result<[f64; D], WorldError> {
+            let d: [f64; D] = std::array::from_fn(|i| v[i] * dt);
+            match d.iter().find(|x| !x.is_finite() || x.abs() > MAX_COORDINATE) {
+                Some(&value) => Err(WorldError::BadNumber { what: "velocity × dt", value }),
+                None => Ok(d),
             }
-            for &at in &stored.at {
-                let b = self.moving.frames[at as usize].aabb();
-                if (0..D).any(|i| (b.min[i] + d[i]).abs() > MAX_COORDINATE || (b.max[i] + d[i]).abs() > MAX_COORDINATE)
-                {
-                    return Err(WorldError::OutOfRange(BodyHandle { index: slot, generation: self.generation(slot) }));
-                }
-            }
-            Ok(())
         };
-        if self.moving_fresh {
-            for &slot in &self.moving_bodies {
-                if let Some(stored) = &self.slots[slot as usize].stored {
-                    check(slot, stored)?;
-                }
-            }
-        } else {
+        let out_of_range = |b: &Aabb<D>, d: &[f64; D]| {
+            (0..D).any(|i| (b.min[i] + d[i]).abs() > MAX_COORDINATE || (b.max[i] + d[i]).abs() > MAX_COORDINATE)
+        };
+        if !self.moving_fresh {
             for (slot, s) in self.slots.iter().enumerate() {
                 if let Some(stored) = s.stored.as_ref().filter(|st| st.body.motion == super::Motion::Moving) {
-                    check(slot as u32, stored)?;
+                    let d = shift(&stored.body.velocity)?;
+                    if stored.at.iter().any(|&at| out_of_range(&self.moving.frames[at as usize].aabb(), &d)) {
+                        return Err(WorldError::OutOfRange(BodyHandle {
+                            index: slot as u32,
+                            generation: s.generation,
+                        }));
+                    }
                 }
             }
+            return Ok(false);
         }
-        Ok(())
-    }
-
-    /// Each moving body's displacement over the step (checked already).
-    fn displacements(&mut self, dt: f64) {
-        self.body_shift.clear();
+        self.next_shift.clear();
         for &slot in &self.moving_bodies {
             let v = self.slots[slot as usize].stored.as_ref().map_or([0.0; D], |s| s.body.velocity);
-            self.body_shift.push(v.map(|x| x * dt));
+            let d = shift(&v)?;
+            self.next_shift.push(d);
         }
+        // The first body in slot order, as above, when several leave.
+        let mut first: Option<u32> = None;
+        for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
+            if out_of_range(&f.aabb(), &self.next_shift[m.rank as usize]) {
+                first = Some(first.map_or(m.slot, |s| s.min(m.slot)));
+            }
+        }
+        match first {
+            Some(slot) => Err(WorldError::OutOfRange(BodyHandle { index: slot, generation: self.generation(slot) })),
+            None => Ok(true),
+        }
+    }
+
+    /// Each moving body's displacement over the step (checked already;
+    /// computed already when `ready`).
+    fn displacements(&mut self, dt: f64, ready: bool) {
+        if !ready {
+            self.next_shift.clear();
+            for &slot in &self.moving_bodies {
+                let v = self.slots[slot as usize].stored.as_ref().map_or([0.0; D], |s| s.body.velocity);
+                self.next_shift.push(v.map(|x| x * dt));
+            }
+        }
+        std::mem::swap(&mut self.body_shift, &mut self.next_shift);
     }
 
     /// Steps 2–3: swept boxes of the moving frames into the moving grid.
@@ -171,9 +193,10 @@ impl<const D: usize> World<D> {
             self.body_grid = bodies;
             self.body_reaching = reaching;
         }
+        // Each item carries its store index as id.
         let items = self.active.iter().map(|&i| {
             let m = &self.moving.meta[i as usize];
-            (swept(&self.moving.frames[i as usize], m), m.rank)
+            (swept(&self.moving.frames[i as usize], m), m.rank, i)
         });
         // Grouped by body when bodies have several frames: the pairs pass
         // skips a body's own frames.
@@ -225,20 +248,18 @@ impl<const D: usize> World<D> {
         // The moving frame of the last grid item, reused by its partners.
         let mut current: Option<(u32, &Meta, Frame<D>)> = None;
         for_each_candidate(&self.moving_grid, &self.static_grid, entries, |item, partner| {
+            // Items are store indices.
             let (me, frame) = match &current {
                 Some((c, me, f)) if *c == item => (*me, f),
                 _ => {
-                    // Grid items are the active frames.
-                    let i = self.active[item as usize];
-                    let me = &moving.meta[i as usize];
-                    let (_, me, f) = current.insert((item, me, moved(i, me)));
+                    let me = &moving.meta[item as usize];
+                    let (_, me, f) = current.insert((item, me, moved(item, me)));
                     (*me, &*f)
                 }
             };
             // The filter first: a refused pair costs no frame copy.
             let hit = match partner {
                 Partner::Moving(j) => {
-                    let j = self.active[j as usize];
                     let other = &moving.meta[j as usize];
                     me.pairs_with(other).then(|| (other, narrow(frame, &moved(j, other))))
                 }
@@ -258,10 +279,16 @@ impl<const D: usize> World<D> {
     /// Step 6: body pairs of this step, and what started or ended.
     fn update_events(&mut self) {
         std::mem::swap(&mut self.previous, &mut self.pairs);
+        // Sorted as packed slot indices: a step's bodies are live, so their
+        // slots name them, and the order is the handles' order.
+        self.pair_keys.clear();
+        self.pair_keys
+            .extend(self.contacts.iter().map(|c| u64::from(c.a.body.index) << 32 | u64::from(c.b.body.index)));
+        self.pair_keys.sort_unstable();
+        self.pair_keys.dedup();
+        let handle = |slot: u64| BodyHandle { index: slot as u32, generation: self.slots[slot as usize].generation };
         self.pairs.clear();
-        self.pairs.extend(self.contacts.iter().map(|c| (c.a.body, c.b.body)));
-        self.pairs.sort_unstable();
-        self.pairs.dedup();
+        self.pairs.extend(self.pair_keys.iter().map(|&k| (handle(k >> 32), handle(k & u64::from(u32::MAX)))));
         self.events.clear();
         let (mut i, mut j) = (0, 0);
         while i < self.pairs.len() || j < self.previous.len() {
