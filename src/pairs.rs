@@ -6,15 +6,15 @@
 //!    `a` in its cell, its forward neighbour cells, and coarser levels
 //!    around it (`CellList::partners`); items of `a`'s group (its body) are
 //!    skipped, so a mesh's own neighbouring elements never pair;
-//! 2. fixed partners, by a box query on the static grid (each fixed item
-//!    once by its reference-point rule).
+//! 2. fixed partners, by a box query on the fixed frames' cell list (each
+//!    fixed item is in one cell, so it comes out once).
 //!
 //! The order depends on the data only, so chunks of slots run in parallel
 //! give the same list in the same order as one pass.
 
 use std::ops::Range;
 
-use crate::grid::{CellList, HashGrid};
+use crate::grid::CellList;
 
 /// The other side of a candidate pair, by index in its grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,15 +31,15 @@ pub(crate) enum Partner {
 /// and moving–fixed, comes out once.
 pub(crate) fn for_each_candidate<const D: usize>(
     moving: &CellList<D>,
-    fixed: &HashGrid<D>,
+    fixed: &CellList<D>,
     range: Range<usize>,
     mut f: impl FnMut(u32, Partner),
 ) {
-    let fixed_levels = fixed.occupied();
+    let any_fixed = !fixed.is_empty();
     for p in range {
         let a = moving.item(p);
         moving.partners(p, |q| f(a, Partner::Moving(moving.item(q))));
-        if fixed_levels != 0 {
+        if any_fixed {
             fixed.query_grid_box(&moving.grid_box(p), |k| f(a, Partner::Fixed(k)));
         }
     }
@@ -59,9 +59,10 @@ mod tests {
         group: impl Fn(usize) -> u32,
     ) -> Vec<(u32, Partner)> {
         let size = CellSize::new(base);
-        let (mut m, mut s) = (CellList::default(), HashGrid::default());
+        let (mut m, mut s) = (CellList::default(), CellList::default());
         m.build(size, moving.iter().enumerate().map(|(i, b)| (*b, group(i), i as u32)), true);
-        s.build(size, fixed.iter().copied());
+        // The fixed list on its own cell size: queries need no shared one.
+        s.build(CellSize::new(base * 3.0), fixed.iter().enumerate().map(|(k, b)| (*b, 0, k as u32)), false);
         let mut out = Vec::new();
         // In two halves, as parallel chunks would.
         let n = m.len();

@@ -2,8 +2,9 @@
 
 use crate::aabb::Aabb;
 
-/// Largest cell coordinate magnitude used: cells stay well inside `i32`.
-const MAX_CELL: f64 = (1u64 << 30) as f64;
+/// Largest cell coordinate magnitude stored, so that neighbours and
+/// ranges around them stay well inside `i32`.
+pub(crate) const MAX_CELL: f64 = (1u64 << 30) as f64;
 
 /// Most levels: `w₀·2^63` exceeds any box a valid frame can sweep.
 pub(crate) const MAX_LEVELS: usize = 64;
@@ -36,40 +37,11 @@ impl CellSize {
         self.inv[level]
     }
 
-    /// Size of the cells of `level`.
-    #[inline]
-    pub fn width(&self, level: usize) -> f64 {
-        self.base * (level as f64).exp2()
-    }
-
-    /// The finest level whose cells are at least as large as `b`'s extent
-    /// and whose cell coordinates of `b` fit comfortably in `i32`.
-    #[inline]
-    pub fn level_of<const D: usize>(&self, b: &Aabb<D>) -> usize {
-        let extent = b.extent().iter().fold(0.0f64, |m, &e| m.max(e));
-        let reach = (0..D).fold(0.0f64, |m, i| m.max(b.min[i].abs()).max(b.max[i].abs()));
-        let mut level = 0;
-        // Start from the level the extent asks for, then climb while needed.
-        if extent > self.base {
-            level = ((extent / self.base).log2().ceil() as usize).min(MAX_LEVELS - 1);
-        }
-        while level < MAX_LEVELS - 1 && (self.width(level) < extent || reach / self.width(level) >= MAX_CELL) {
-            level += 1;
-        }
-        level
-    }
-
     /// Integer cell coordinates of point `p` at `level`.
     #[inline(always)]
     pub fn cell_of<const D: usize>(&self, p: &[f64; D], level: usize) -> [i32; D] {
         let inv = self.inv[level];
         std::array::from_fn(|i| floor_i32(p[i] * inv))
-    }
-
-    /// The inclusive range of cells `b` overlaps at `level`.
-    #[inline(always)]
-    pub fn cell_range<const D: usize>(&self, b: &Aabb<D>, level: usize) -> ([i32; D], [i32; D]) {
-        (self.cell_of(&b.min, level), self.cell_of(&b.max, level))
     }
 }
 
@@ -121,6 +93,29 @@ pub(crate) fn for_each_cell<const D: usize>(lo: &[i32; D], hi: &[i32; D], mut f:
     }
 }
 
+/// Interleaves the low bits of the coordinates (21 bits each in 3D, 32 in 2D).
+#[inline(always)]
+pub(crate) fn morton<const D: usize>(cell: &[i32; D]) -> u64 {
+    let spread = |v: i32| -> u64 {
+        let mut x = u64::from(v as u32);
+        if D == 2 {
+            x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF;
+            x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF;
+            x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+            x = (x | (x << 2)) & 0x3333_3333_3333_3333;
+            (x | (x << 1)) & 0x5555_5555_5555_5555
+        } else {
+            x &= 0x1F_FFFF;
+            x = (x | (x << 32)) & 0x001F_0000_0000_FFFF;
+            x = (x | (x << 16)) & 0x001F_0000_FF00_00FF;
+            x = (x | (x << 8)) & 0x100F_00F0_0F00_F00F;
+            x = (x | (x << 4)) & 0x10C3_0C30_C30C_30C3;
+            (x | (x << 2)) & 0x1249_2492_4924_9249
+        }
+    };
+    (0..D).fold(0, |h, i| h | (spread(cell[i]) << i))
+}
+
 /// The automatic base cell size: twice the median of the boxes' largest
 /// extents.
 ///
@@ -149,17 +144,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn levels_grow_with_extent_and_far_positions() {
-        let w = CellSize::new(1.0);
-        let b = |lo: f64, hi: f64| Aabb { min: [lo, 0.0], max: [hi, 0.5] };
-        assert_eq!(w.level_of(&b(0.0, 0.5)), 0);
-        assert_eq!(w.level_of(&b(0.0, 1.0)), 0);
-        assert_eq!(w.level_of(&b(0.0, 1.5)), 1);
-        assert_eq!(w.level_of(&b(0.0, 1000.0)), 10);
-        assert_eq!(w.level_of(&b(0.0, 1e12)), 40);
-        // Far but small: climbs until cell coordinates fit.
-        let far = w.level_of(&b(1e14, 1e14 + 0.5));
-        assert!(1e14 / w.width(far) < MAX_CELL);
+    fn morton_codes_interleave_and_separate_cells() {
+        assert_eq!(morton(&[1, 0, 0]), 1);
+        assert_eq!(morton(&[0, 1, 0]), 2);
+        assert_eq!(morton(&[0, 0, 1]), 4);
+        assert_eq!(morton(&[3, 3]), 0b1111);
+        let mut seen = std::collections::HashSet::new();
+        for x in -4..4 {
+            for y in -4..4 {
+                for z in -4..4 {
+                    assert!(seen.insert(morton(&[x, y, z])));
+                }
+            }
+        }
     }
 
     #[test]
@@ -185,18 +182,6 @@ mod tests {
         assert_eq!(floor_i32(-1e300), -i32::MAX);
         assert_eq!(floor_i32(3e9), i32::MAX);
         assert_eq!(floor_i32(f64::from(i32::MIN) - 0.5), -i32::MAX);
-    }
-
-    #[test]
-    fn cell_ranges_cover_boxes() {
-        let w = CellSize::new(2.0);
-        let b = Aabb { min: [-3.0, 0.0, 1.9], max: [1.0, 0.0, 2.1] };
-        assert_eq!(w.cell_range(&b, 0), ([-2, 0, 0], [0, 0, 1]));
-        let mut n = 0;
-        let (lo, hi) = w.cell_range(&b, 0);
-        for_each_cell(&lo, &hi, |_| n += 1);
-        assert_eq!(n as u64, cell_count(&lo, &hi));
-        assert_eq!(n, 6);
     }
 
     #[test]

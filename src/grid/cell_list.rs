@@ -19,13 +19,12 @@
 //! the frames' sizes) goes to a short list of huge slots, paired with every
 //! other slot by box tests.
 
-use super::cell::{CellSize, MAX_LEVELS, floor_i32, for_each_cell, parent};
+use super::cell::{CellSize, MAX_CELL, MAX_LEVELS, cell_count, floor_i32, for_each_cell, morton, parent};
 use super::grid_box::GridBox;
-use super::hash_grid::morton;
 use crate::aabb::Aabb;
 
-/// Largest cell coordinate magnitude stored, so that neighbours stay in `i32`.
-const MAX_CELL: f64 = (1u64 << 30) as f64;
+/// Most items a list holds (ids and store indices fit 26 bits elsewhere).
+pub(crate) const MAX_ITEMS: usize = 1 << 26;
 
 /// Level bits of a slot's `info`; the bits above are its spans.
 const LEVEL_BITS: u32 = 7;
@@ -144,7 +143,9 @@ impl<const D: usize> Default for CellList<D> {
             max: Vec::new(),
             items: Vec::new(),
             groups: Vec::new(),
-            starts: vec![0, 0],
+            // Empty until built (no level, no slot to look up): `default`
+            // allocates nothing, so `mem::take` of a list is free.
+            starts: Vec::new(),
             mask: 0,
             occupied: 0,
             huge: 0,
@@ -358,6 +359,70 @@ impl<const D: usize> CellList<D> {
         }
     }
 
+    /// Calls `f(id)` once for each item whose box overlaps `q` (closed
+    /// test on the rounded boxes: a superset of the items whose exact boxes
+    /// overlap `q`'s), on every level. An item of level `ℓ` overlapping `q`
+    /// has its cell in `[cell(q.min) - 1, cell(q.max)]` of that level.
+    pub fn query(&self, q: &Aabb<D>, f: impl FnMut(u32)) {
+        self.query_grid_box(&GridBox::new(q), f);
+    }
+
+    /// [`CellList::query`] for a box already rounded.
+    #[inline]
+    pub fn query_grid_box(&self, q: &GridBox<D>, mut f: impl FnMut(u32)) {
+        let (qmin, qmax) = (q.min_f32(), q.max_f32());
+        let hit = |p: usize| {
+            let (a, b) = (&self.min[p], &self.max[p]);
+            (0..D).fold(true, |o, k| o & (a[k] <= qmax[k]) & (qmin[k] <= b[k]))
+        };
+        let mut levels = self.occupied;
+        while levels != 0 {
+            let l = levels.trailing_zeros();
+            levels &= levels - 1;
+            let inv = self.size.inv(l as usize);
+            let lo: [i32; D] = std::array::from_fn(|k| floor_i32(f64::from(qmin[k]) * inv).saturating_sub(1));
+            let hi: [i32; D] = std::array::from_fn(|k| floor_i32(f64::from(qmax[k]) * inv));
+            if cell_count(&lo, &hi) > self.huge as u64 {
+                // A query larger than the list (a huge box over fine cells):
+                // test every slot of the level instead, each once.
+                for p in (0..self.huge).filter(|&p| self.slots[p].level() == l) {
+                    if hit(p) {
+                        f(self.items[p]);
+                    }
+                }
+                continue;
+            }
+            for_each_cell(&lo, &hi, |cell| {
+                for p in self.bucket_of(&cell, l) {
+                    if self.slots[p].is(&cell, l) && hit(p) {
+                        f(self.items[p]);
+                    }
+                }
+            });
+        }
+        for p in self.huge..self.len() {
+            if hit(p) {
+                f(self.items[p]);
+            }
+        }
+    }
+
+    /// Frees the build scratch: for a list built once and queried many
+    /// times (the fixed frames').
+    pub fn release_scratch(&mut self) {
+        for v in [&mut self.scratch_ids, &mut self.scratch_groups] {
+            *v = Vec::new();
+        }
+        self.scratch_boxes = Vec::new();
+        self.scratch_slots = Vec::new();
+    }
+
+    /// True when the list holds no item.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
     /// Bytes held (capacity, not just length), scratch included.
     pub fn memory(&self) -> usize {
         self.slots.capacity() * size_of::<Slot<D>>()
@@ -374,4 +439,91 @@ fn resize_exact<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
     v.clear();
     v.reserve_exact(n);
     v.resize(n, x);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::random_boxes;
+
+    fn list(base: f64, boxes: &[Aabb<3>]) -> CellList<3> {
+        let mut grid = CellList::default();
+        grid.build(CellSize::new(base), boxes.iter().enumerate().map(|(i, b)| (*b, 0, i as u32)), false);
+        grid
+    }
+
+    #[test]
+    fn queries_find_every_overlapping_box_once() {
+        queries_match_brute_force(0.5);
+        queries_match_brute_force(7.0);
+    }
+
+    /// A manual cell size no level can bring up to the boxes' sizes: every
+    /// box is listed apart (in the grid this replaced, this aborted on a
+    /// 2 TB allocation).
+    #[test]
+    fn boxes_beyond_the_top_level_are_still_found() {
+        queries_match_brute_force(1e-300);
+    }
+
+    fn queries_match_brute_force(base: f64) {
+        let boxes = random_boxes(2000, 4, 50.0);
+        let grid = list(base, &boxes);
+        let queries = random_boxes(300, 5, 60.0);
+        let huge = Aabb { min: [-1e9, -0.5, -0.5], max: [1e9, 0.5, 0.5] };
+        let point = Aabb { min: [1.0, 2.0, 3.0], max: [1.0, 2.0, 3.0] };
+        for q in queries.iter().chain([&huge, &point]) {
+            let mut got = Vec::new();
+            grid.query(q, |j| got.push(j));
+            let n = got.len();
+            got.sort_unstable();
+            got.dedup();
+            assert_eq!(got.len(), n, "an item reported twice (base {base})");
+            // The list's boxes are rounded outward: compare with the same boxes.
+            let rounded = GridBox::new(q);
+            let expect: Vec<u32> =
+                (0..boxes.len() as u32).filter(|&j| GridBox::new(&boxes[j as usize]).intersects(&rounded)).collect();
+            assert_eq!(got, expect, "base {base}");
+        }
+    }
+
+    #[test]
+    fn rebuilding_reuses_buffers_and_forgets_old_items() {
+        let mut grid = list(1.0, &random_boxes(500, 6, 20.0));
+        grid.build(CellSize::new(1.0), random_boxes(10, 7, 20.0).into_iter().map(|b| (b, 0, 9)), false);
+        assert_eq!(grid.len(), 10);
+        let mut n = 0;
+        grid.query(&Aabb { min: [-1e3; 3], max: [1e3; 3] }, |id| {
+            assert_eq!(id, 9);
+            n += 1;
+        });
+        assert_eq!(n, 10);
+    }
+
+    #[test]
+    fn boxes_go_to_the_finest_level_where_they_span_two_cells() {
+        let w = CellSize::new(1.0);
+        let level =
+            |lo: f64, hi: f64| place(&w, &GridBox::new(&Aabb { min: [lo, 0.0], max: [hi, 0.5] })).map(|s| s.level());
+        assert_eq!(level(0.0, 0.5), Some(0));
+        assert_eq!(level(0.5, 1.5), Some(0)); // two cells
+        assert_eq!(level(0.5, 2.5), Some(1)); // three cells on level 0
+        assert_eq!(level(0.0, 1000.0), Some(10));
+        assert_eq!(level(0.0, 1e12), Some(40));
+        // Far but small: climbs until the cells fit.
+        let far = place(&w, &GridBox::new(&Aabb { min: [1e14, 0.0], max: [1e14 + 0.5, 0.5] })).unwrap();
+        assert!(far.cell[0].unsigned_abs() < 1 << 30);
+        assert_eq!(place(&CellSize::new(1e-300), &GridBox::new(&Aabb { min: [0.0, 0.0], max: [1.0, 1.0] })), None);
+    }
+
+    #[test]
+    fn forward_offsets_are_half_the_neighbours() {
+        assert_eq!(Forward::<2>::TABLE.n, 4);
+        assert_eq!(Forward::<3>::TABLE.n, 13);
+        let f = Forward::<3>::TABLE;
+        for o in &f.offsets[..f.n] {
+            let back = o.map(|x| -x);
+            assert!(!f.offsets[..f.n].contains(&back), "{o:?} and its opposite");
+        }
+    }
 }

@@ -33,12 +33,6 @@ impl<const D: usize> GridBox<D> {
         GridBox { min: b.min.map(down), max: b.max.map(up) }
     }
 
-    /// The rounded box, exactly, in `f64`.
-    #[inline(always)]
-    pub fn to_aabb(self) -> Aabb<D> {
-        Aabb { min: self.min.map(f64::from), max: self.max.map(f64::from) }
-    }
-
     /// The minimum corner.
     #[inline(always)]
     pub fn min(&self) -> [f64; D] {
@@ -70,15 +64,9 @@ impl<const D: usize> GridBox<D> {
     }
 
     /// Closed overlap test.
-    #[inline(always)]
+    #[cfg(test)]
     pub fn intersects(&self, o: &Self) -> bool {
         (0..D).all(|i| self.min[i] <= o.max[i] && o.min[i] <= self.max[i])
-    }
-
-    /// Minimum corner of the overlap of two boxes.
-    #[inline(always)]
-    pub fn corner(&self, o: &Self) -> [f64; D] {
-        std::array::from_fn(|i| f64::from(if self.min[i] > o.min[i] { self.min[i] } else { o.min[i] }))
     }
 }
 
@@ -89,7 +77,8 @@ mod tests {
     #[test]
     fn rounding_is_outward() {
         for x in [0.1, -0.1, 1e15 + 0.3, -7.000000001, 3.0, 1e-30] {
-            let b = GridBox::new(&Aabb { min: [x], max: [x] }).to_aabb();
+            let b = GridBox::new(&Aabb { min: [x], max: [x] });
+            let b = Aabb { min: b.min(), max: b.max() };
             assert!(b.min[0] <= x && x <= b.max[0], "{x}");
             assert!(b.max[0] - b.min[0] <= 2.0 * f64::from(f32::EPSILON) * x.abs(), "{x}");
         }

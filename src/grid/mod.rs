@@ -1,35 +1,35 @@
-//! The broad phase's spatial index: a hierarchical uniform hashed grid.
+//! The broad phase's spatial index: a hierarchical uniform grid, hashed,
+//! one insertion per box (`cell_list.rs`).
 //!
-//! Items (frames' boxes) live on levels of doubling cell size
-//! `w_ℓ = w₀·2^ℓ`; each item goes to the finest level whose cells are at
-//! least as large as its extent, so it overlaps at most `2^D` cells there,
-//! however large or fast it is (Mirtich's hierarchical grid, as in
-//! pe/waLBerla's `HashGrids`). A scene with sizes from 1 to 1000 thus costs
+//! Boxes live on levels of doubling cell size `w_ℓ = w₀·2^ℓ`; each goes to
+//! the finest level where it spans at most two cells per axis (Mirtich's
+//! hierarchical grid, as in pe/waLBerla's `HashGrids`), in the one cell
+//! holding its minimum corner. A scene with sizes from 1 to 1000 thus costs
 //! about what a uniform one does, instead of flooding fine cells.
 //!
 //! Cells are hashed into a table of `2^k` buckets built by counting sort
-//! (two passes, no pointers: bucket starts plus one entry array, the
-//! "dense hashing" layout). Each entry keeps its integer cell coordinates and
-//! level, so cells sharing a bucket are never confused.
+//! (bucket starts plus flat arrays in bucket order, the "dense hashing"
+//! layout). Each slot keeps its integer cell coordinates and level, so cells
+//! sharing a bucket are never confused, and its `f32` box next to them, so
+//! a cell's boxes are read contiguously.
 //!
-//! Every pair is reported once with the reference-point method: a pair is
-//! taken only in the cell (of the query's level) that holds the minimum
-//! corner of the two boxes' overlap.
+//! Two boxes of one level overlap only if their cells are neighbours, so
+//! pairs come from each cell and half of its neighbours, each once; a query
+//! box visits `[cell(min) - 1, cell(max)]` on each level. No pair or query
+//! result needs de-duplicating.
 //!
 //! Items may carry a group (the body of a frame): items of one group are
-//! never paired, and are skipped before their boxes are read. In a mesh,
-//! most overlapping boxes are the body's own neighbouring elements.
+//! never paired. In a mesh, most overlapping boxes are the body's own
+//! neighbouring elements.
 
 mod cell;
 mod cell_list;
 mod grid_box;
-mod hash_grid;
 
-pub(crate) use cell::{CellSize, cell_size_for};
-pub(crate) use cell_list::CellList;
+pub(crate) use cell::{CellSize, cell_size_for, morton};
+pub(crate) use cell_list::{CellList, MAX_ITEMS};
 #[cfg(test)]
 pub(crate) use grid_box::GridBox;
-pub(crate) use hash_grid::{HashGrid, MAX_ITEMS, morton};
 
 /// Seeded test boxes: sizes from 0.01 to 100 (log-uniform), 5% flat.
 #[cfg(test)]

@@ -18,7 +18,7 @@ use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactDetail, ContactEvent};
 use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE};
-use crate::grid::{CellList, CellSize, HashGrid, MAX_ITEMS, cell_size_for};
+use crate::grid::{CellList, CellSize, MAX_ITEMS, cell_size_for};
 use crate::narrow::{Intersection, intersect};
 use store::{Meta, Store};
 
@@ -114,7 +114,7 @@ pub struct World<const D: usize> {
     moving_fresh: bool,
     cell: CellSize,
     fixed: Store<D>,
-    static_grid: HashGrid<D>,
+    static_grid: CellList<D>,
     moving: Store<D>,
     moving_bodies: Vec<u32>,
     moving_grid: CellList<D>,
@@ -126,7 +126,7 @@ pub struct World<const D: usize> {
     largest_body: u32,
     body_boxes: Vec<Aabb<D>>,
     body_reaching: Vec<bool>,
-    body_grid: HashGrid<D>,
+    body_grid: CellList<D>,
     /// Steps since the moving store was last put back in spatial order.
     unsorted_steps: u32,
     /// Per moving body (as `moving_bodies`): its displacement over the step.
@@ -178,7 +178,7 @@ impl<const D: usize> World<D> {
             moving_fresh: true,
             cell: CellSize::new(config.cell_size.unwrap_or(1.0)),
             fixed: Store::default(),
-            static_grid: HashGrid::default(),
+            static_grid: CellList::default(),
             moving: Store::default(),
             moving_bodies: Vec::new(),
             moving_grid: CellList::default(),
@@ -187,7 +187,7 @@ impl<const D: usize> World<D> {
             largest_body: 0,
             body_boxes: Vec::new(),
             body_reaching: Vec::new(),
-            body_grid: HashGrid::default(),
+            body_grid: CellList::default(),
             unsorted_steps: 0,
             body_shift: Vec::new(),
             next_shift: Vec::new(),
@@ -639,7 +639,7 @@ impl<const D: usize> World<D> {
                 }
             };
             self.compact(Motion::Fixed);
-            self.static_grid.build(self.cell, self.fixed.frames.iter().map(|f| f.aabb()));
+            self.build_static_grid();
             self.fixed_fresh = true;
         }
         if !self.moving_fresh {
@@ -660,11 +660,14 @@ impl<const D: usize> World<D> {
             self.largest_body = self.body_frames.iter().copied().max().unwrap_or(0);
             self.moving_fresh = true;
         }
-        // Both grids must share the cell size (the candidate pass walks from
-        // one to the other by cell coordinates), even an empty static grid.
-        if *self.static_grid.size() != self.cell {
-            self.static_grid.build(self.cell, self.fixed.frames.iter().map(|f| f.aabb()));
-        }
+    }
+
+    /// The fixed frames' cell list, built once per change of the fixed set
+    /// and only queried: its build scratch is freed.
+    fn build_static_grid(&mut self) {
+        let items = self.fixed.frames.iter().enumerate().map(|(k, f)| (f.aabb(), 0, k as u32));
+        self.static_grid.build(self.cell, items, false);
+        self.static_grid.release_scratch();
     }
 
     /// Compacts and spatially orders one store, updating the bodies' indices.

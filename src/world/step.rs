@@ -175,7 +175,7 @@ impl<const D: usize> World<D> {
                 self.body_boxes[r] = self.body_boxes[r].union(&swept(f, m));
             }
             let mut bodies = std::mem::take(&mut self.body_grid);
-            bodies.build(self.cell, self.body_boxes.iter().copied());
+            bodies.build(self.cell, self.body_boxes.iter().enumerate().map(|(r, b)| (*b, 0, r as u32)), false);
             // A large body whose box reaches nothing has no frame to test.
             let mut reaching = std::mem::take(&mut self.body_reaching);
             reaching.clear();
@@ -205,7 +205,7 @@ impl<const D: usize> World<D> {
 
     /// True when box `b` of a frame of moving body `rank` overlaps another
     /// moving body's box or a fixed frame's (grid boxes: a superset).
-    fn reaches_others(&self, bodies: &crate::grid::HashGrid<D>, b: &Aabb<D>, rank: u32) -> bool {
+    fn reaches_others(&self, bodies: &crate::grid::CellList<D>, b: &Aabb<D>, rank: u32) -> bool {
         let mut hit = false;
         bodies.query(b, |r| hit |= r != rank);
         if !hit {
