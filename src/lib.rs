@@ -8,11 +8,13 @@
 //! Data flows frame → box → grid → candidate pairs → FMB → contacts:
 //! * [`frame`]: the primitives, validated once at construction;
 //! * [`aabb`]: their boxes;
-//! * `grid/`: the hierarchical uniform hashed grid (levels of doubling cell
-//!   size, Morton-coherent buckets, counting-sort builds);
-//! * `pairs.rs`: candidate pairs from the grids, each pair once;
-//! * [`narrow`]: FMB — [`overlaps`] (the predicate) and [`intersect`] (the
-//!   exact box of the intersection and the contact interval);
+//! * `grid/`: cell lists, one insertion per box in a hierarchical uniform
+//!   hashed grid (levels of doubling cell size, Morton-coherent buckets,
+//!   counting-sort builds);
+//! * `pairs.rs`: candidate pairs from the cell lists, each pair once;
+//! * [`narrow`]: FMB — [`overlaps`] (the predicate), [`intersect`] (the
+//!   exact box of the intersection and the contact interval) and
+//!   [`overlap_interval`] (the interval alone);
 //! * [`Contact`] and [`ContactEvent`]: what a step reports;
 //! * [`world`]: bodies of frames and [`World::step`], which runs all of the
 //!   above each frame of a simulation loop;

@@ -116,6 +116,8 @@ pub struct World<const D: usize> {
     fixed: Store<D>,
     static_grid: CellList<D>,
     moving: Store<D>,
+    /// The moving bodies' slots by rank: slot order after a refresh, the
+    /// order of their frames in the store after a re-sort.
     moving_bodies: Vec<u32>,
     moving_grid: CellList<D>,
     /// The moving frames that enter the grid (store indices).
@@ -129,6 +131,8 @@ pub struct World<const D: usize> {
     body_grid: CellList<D>,
     /// Steps since the moving store was last put back in spatial order.
     unsorted_steps: u32,
+    /// Old rank → new rank, while the moving bodies are re-ranked.
+    rank_scratch: Vec<u32>,
     /// Per moving body (as `moving_bodies`): its displacement over the step.
     body_shift: Vec<[f64; D]>,
     /// The next step's displacements while they are checked.
@@ -189,6 +193,7 @@ impl<const D: usize> World<D> {
             body_reaching: Vec::new(),
             body_grid: CellList::default(),
             unsorted_steps: 0,
+            rank_scratch: Vec::new(),
             body_shift: Vec::new(),
             next_shift: Vec::new(),
             chunks: Vec::new(),
@@ -581,7 +586,7 @@ impl<const D: usize> World<D> {
             + self.body_boxes.capacity() * size_of::<Aabb<D>>()
             + self.fixed.meta_memory()
             + self.moving.meta_memory()
-            + self.moving_bodies.capacity() * 4
+            + (self.moving_bodies.capacity() + self.rank_scratch.capacity()) * 4
             + (self.body_shift.capacity() + self.next_shift.capacity()) * size_of::<[f64; D]>()
     }
 

@@ -1,22 +1,28 @@
 //! `World::step`: the per-frame pipeline.
 //!
-//! 1. Validate the step and every displacement (nothing changes on error).
+//! 1. Validate the step and every displacement (nothing changes on error);
+//!    when no moving body was added or removed since the last step, in one
+//!    pass over the contiguous moving store.
 //! 2. Sweep each moving frame's box by its body's displacement.
-//! 3. Grid: rebuild the moving grid (counting sort, buffers reused); the
-//!    static grid of fixed frames is only rebuilt when fixed bodies change.
-//!    Frames of bodies with many frames (meshes) enter the moving grid only
+//! 3. Cell lists (`grid/cell_list.rs`): the moving frames' list is rebuilt
+//!    every step (one slot per frame, counting sort by cell, buffers
+//!    reused); the fixed frames' list only when fixed bodies change.
+//!    Frames of bodies with many frames (meshes) enter the moving list only
 //!    when their box reaches another body or a fixed frame.
 //! 4. Candidate pairs (`pairs.rs`), in one spatially coherent pass over the
-//!    moving grid's cells: moving and fixed partners, each pair once; frames
-//!    of one body (grouped in the grid, so their boxes are not even read)
-//!    and filtered bodies are skipped.
-//! 5. FMB (`intersect`) on each candidate, over the step.
-//! 6. Contacts in a deterministic order (the grid's cell order, whatever
+//!    moving list's slots: moving partners from the neighbouring cells,
+//!    fixed partners by box queries, each pair once; frames of one body
+//!    (grouped in the list, so their boxes are not even compared) and
+//!    filtered bodies are skipped.
+//! 5. The narrow phase on each candidate, as the world's
+//!    [`ContactDetail`](crate::ContactDetail) asks: FMB with the exact box
+//!    (`intersect`), FMB's interval alone (`overlap_interval`), or none.
+//! 6. Contacts in a deterministic order (the list's slot order, whatever
 //!    the thread count), then body pairs and started/ended events.
 //! 7. Moving bodies advance by their displacement.
 //!
-//! Steps 4–5 run in parallel chunks of grid entries with the `parallel`
-//! feature; each chunk writes its own reused buffer, concatenated in order.
+//! Steps 4–5 run in parallel chunks of slots with the `parallel` feature;
+//! each chunk writes its own reused buffer, concatenated in order.
 
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
@@ -31,7 +37,7 @@ use crate::frame::{Frame, MAX_COORDINATE};
 use crate::narrow::{intersect, overlap_interval};
 use crate::pairs::{Partner, for_each_candidate};
 
-/// Moving-grid entries per parallel task: large enough to amortise
+/// Moving-list slots per parallel task: large enough to amortise
 /// scheduling, small enough to balance two to a few dozen threads.
 const CHUNK: usize = 1024;
 
@@ -39,7 +45,7 @@ const CHUNK: usize = 1024;
 /// `build_moving_grid`.
 const LARGE_BODY: u32 = 64;
 
-/// Steps between re-sorts of the moving store along the Morton curve.
+/// Steps between re-sorts of the moving store into the cell list's order.
 const RESORT_STEPS: u32 = 32;
 
 impl<const D: usize> World<D> {
@@ -122,11 +128,24 @@ impl<const D: usize> World<D> {
             }
             return Ok(false);
         }
+        // Bodies come in store order: report the first bad one in slot
+        // order, as above.
         self.next_shift.clear();
+        let mut bad: Option<(u32, WorldError)> = None;
         for &slot in &self.moving_bodies {
             let v = self.slots[slot as usize].stored.as_ref().map_or([0.0; D], |s| s.body.velocity);
-            let d = shift(&v)?;
-            self.next_shift.push(d);
+            match shift(&v) {
+                Ok(d) => self.next_shift.push(d),
+                Err(e) => {
+                    if bad.as_ref().is_none_or(|(s, _)| slot < *s) {
+                        bad = Some((slot, e));
+                    }
+                    self.next_shift.push([0.0; D]);
+                }
+            }
+        }
+        if let Some((_, e)) = bad {
+            return Err(e);
         }
         // The first body in slot order, as above, when several leave.
         let mut first: Option<u32> = None;
@@ -239,13 +258,13 @@ impl<const D: usize> World<D> {
         self.chunks = chunks;
     }
 
-    /// The contacts of the candidate pairs of a range of moving-grid entries.
+    /// The contacts of the candidate pairs of a range of the moving list's slots.
     fn contacts_in(&self, entries: std::ops::Range<usize>, out: &mut Vec<Contact<D>>) {
         let (moving, fixed) = (&self.moving, &self.fixed);
         let moved = |i: u32, m: &Meta| moving.frames[i as usize].moved(self.body_shift[m.rank as usize]);
         let detail = self.config.detail;
         let narrow = |f: &Frame<D>, g: &Frame<D>| contact_of(detail, f, g);
-        // The moving frame of the last grid item, reused by its partners.
+        // The moving frame of the last slot's item, reused by its partners.
         let mut current: Option<(u32, &Meta, Frame<D>)> = None;
         for_each_candidate(&self.moving_grid, &self.static_grid, entries, |item, partner| {
             // Items are store indices.
@@ -324,7 +343,7 @@ impl<const D: usize> World<D> {
     }
 
     /// Step 7: moving bodies advance; every so often the moving store is
-    /// put back in spatial order (bodies drift out of it).
+    /// put back in the cell list's order (bodies drift out of it).
     fn advance(&mut self) {
         for (&slot, d) in self.moving_bodies.iter().zip(&self.body_shift) {
             if let Some(stored) = &mut self.slots[slot as usize].stored {
@@ -337,9 +356,60 @@ impl<const D: usize> World<D> {
         for (f, m) in self.moving.frames.iter_mut().zip(&self.moving.meta) {
             f.translate(&self.body_shift[m.rank as usize]);
         }
-        self.unsorted_steps += 1;
-        if self.unsorted_steps >= RESORT_STEPS {
-            self.moving_fresh = false;
+        // The store follows the cell list's slot order: after the first
+        // step since the bodies changed, then every `RESORT_STEPS` steps.
+        self.unsorted_steps = self.unsorted_steps.wrapping_add(1);
+        if self.moving_fresh && (self.unsorted_steps == 1 || self.unsorted_steps % RESORT_STEPS == 0) {
+            self.follow_slot_order();
+        }
+    }
+
+    /// Reorders the moving store as the moving list's slots (frames left out
+    /// of the list after them), and tells the bodies where their frames went.
+    fn follow_slot_order(&mut self) {
+        let mut store = std::mem::take(&mut self.moving);
+        let list = &self.moving_grid;
+        store.reorder((0..list.len()).map(|p| list.item(p)), |m, i| {
+            if let Some(stored) = &mut self.slots[m.slot as usize].stored {
+                stored.at[m.frame as usize] = i;
+            }
+        });
+        self.moving = store;
+        self.rerank_bodies();
+    }
+
+    /// Ranks the moving bodies in the order their frames come in the store,
+    /// so per-body data (the displacements above all) is read in sequence
+    /// by the passes over the store. Permutes the per-body arrays to match,
+    /// through the step's free scratch (no allocation once warm).
+    fn rerank_bodies(&mut self) {
+        let bodies = self.moving_bodies.len();
+        let map = &mut self.rank_scratch;
+        map.clear();
+        map.resize(bodies, u32::MAX);
+        let mut next = 0;
+        for m in &mut self.moving.meta {
+            let r = &mut map[m.rank as usize];
+            if *r == u32::MAX {
+                *r = next;
+                next += 1;
+            }
+            m.rank = *r;
+        }
+        let map = &self.rank_scratch;
+        self.next_shift.clear();
+        self.next_shift.resize(bodies, [0.0; D]);
+        for (old, d) in self.body_shift.iter().enumerate() {
+            self.next_shift[map[old] as usize] = *d;
+        }
+        self.body_shift.copy_from_slice(&self.next_shift);
+        for list in [&mut self.moving_bodies, &mut self.body_frames] {
+            self.active.clear();
+            self.active.resize(bodies, 0);
+            for (old, &x) in list.iter().enumerate() {
+                self.active[map[old] as usize] = x;
+            }
+            list.copy_from_slice(&self.active);
         }
     }
 }

@@ -164,6 +164,26 @@ impl<const D: usize> Store<D> {
         }
     }
 
+    /// Puts the frames listed by `first` (store indices, each at most
+    /// once) first, in that order, and the others after them in their
+    /// order; `moved(meta, i)` is told each frame's new index. In place,
+    /// with the kept scratch: the moving store follows the cell list's slot
+    /// order this way, so the candidate pass reads frames nearly in
+    /// sequence. The store must hold no removed frame.
+    pub fn reorder(&mut self, first: impl Iterator<Item = u32>, mut moved: impl FnMut(&Meta, u32)) {
+        let n = self.frames.len() as u64;
+        self.order.clear();
+        self.order.extend((0..n).map(|i| n << INDEX_BITS | i));
+        for (rank, i) in first.enumerate() {
+            self.order[i as usize] = (rank as u64) << INDEX_BITS | u64::from(i);
+        }
+        self.order.sort_unstable();
+        self.permute();
+        for (i, m) in self.meta.iter().enumerate() {
+            moved(m, i as u32);
+        }
+    }
+
     /// Moves the frame indexed by `order[k]` (and its metadata) to index
     /// `k`, for every `k`, by following the permutation's cycles; `order` is
     /// spent.
@@ -239,6 +259,26 @@ mod tests {
             let keys: Vec<u64> = s.frames.iter().map(|f| morton(&coarse.cell(centre_cell(f, &cell)))).collect();
             assert!(keys.windows(2).all(|w| w[0] <= w[1]));
             assert_eq!(s.order.capacity() > 0, keep);
+        }
+    }
+
+    #[test]
+    fn reordering_puts_the_listed_frames_first_and_keeps_the_rest_in_order() {
+        let mut s = store();
+        s.compact(&CellSize::new(2.0), true, |_, _| {});
+        let before: Vec<u32> = s.meta.iter().map(|m| m.slot).collect();
+        let first = [17u32, 3, 150, 0];
+        let mut told = Vec::new();
+        s.reorder(first.into_iter(), |m, i| told.push((m.slot, i)));
+        let after: Vec<u32> = s.meta.iter().map(|m| m.slot).collect();
+        let listed: Vec<u32> = first.iter().map(|&i| before[i as usize]).collect();
+        assert_eq!(after[..4], listed[..]);
+        let rest: Vec<u32> =
+            before.iter().enumerate().filter(|(i, _)| !first.contains(&(*i as u32))).map(|(_, &x)| x).collect();
+        assert_eq!(after[4..], rest[..]);
+        for (i, (f, m)) in s.frames.iter().zip(&s.meta).enumerate() {
+            assert_eq!(f.aabb().min[1], f64::from(m.slot), "frame and metadata moved together");
+            assert!(told.contains(&(m.slot, i as u32)));
         }
     }
 
