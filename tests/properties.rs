@@ -4,6 +4,10 @@
 //!
 //! * symmetry: `intersect(a, b) == intersect(b, a)` bit for bit, and the
 //!   same for `overlaps` and `intersect(..).is_some()`;
+//! * `overlap_interval(a, b) == overlap_interval(b, a) ==
+//!   intersect(a, b).map(|h| h.time)`, bit for bit, and `is_some()` is
+//!   `overlaps(a, b)`: on the same pairs, and on pairs made to share a
+//!   velocity or to have one frame at rest;
 //! * scale invariance (×1e-3 and ×1e6 on every coordinate, component and
 //!   velocity) and translation invariance (±1e6 on every axis): the same
 //!   verdict, the same contact interval and the scaled/translated box;
@@ -21,7 +25,7 @@
 
 mod support;
 
-use fmbgrid::{Frame, FrameKind, intersect, overlaps};
+use fmbgrid::{Frame, FrameKind, intersect, overlap_interval, overlaps};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 use support::{Oracle, Parry2, Parry3, Set};
@@ -76,6 +80,34 @@ fn symmetry<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Result<(), TestCaseEr
     let (ab, ba) = (intersect(a, b), intersect(b, a));
     prop_assert_eq!(ab, ba, "intersect is not symmetric");
     prop_assert_eq!(overlaps(a, b), overlaps(b, a));
+    prop_assert_eq!(ab.is_some(), overlaps(a, b));
+    Ok(())
+}
+
+/// A pair of `pair`, or made relatively static (`b` takes `a`'s velocity) or
+/// half static (`a` or `b` at rest), a quarter of the time each.
+fn interval_pair<const D: usize>() -> impl Strategy<Value = (Frame<D>, Frame<D>)> {
+    (pair::<D>(), 0..4u8).prop_map(|((a, b), how)| {
+        let changed = match how {
+            1 => b.with_velocity(a.velocity()).ok().map(|b| (a, b)),
+            2 => a.with_velocity([0.0; D]).ok().map(|a| (a, b)),
+            3 => b.with_velocity([0.0; D]).ok().map(|b| (a, b)),
+            _ => None,
+        };
+        changed.unwrap_or((a, b))
+    })
+}
+
+fn interval_bits(t: Option<[f64; 2]>) -> Option<[u64; 2]> {
+    t.map(|t| t.map(f64::to_bits))
+}
+
+/// `overlap_interval` is symmetric, and `intersect`'s interval, bit for bit.
+fn interval_is_intersect_time<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Result<(), TestCaseError> {
+    let (ab, ba) = (overlap_interval(a, b), overlap_interval(b, a));
+    prop_assert_eq!(interval_bits(ab), interval_bits(ba), "overlap_interval is not symmetric: {:?} / {:?}", ab, ba);
+    let time = intersect(a, b).map(|hit| hit.time);
+    prop_assert_eq!(interval_bits(ab), interval_bits(time), "overlap_interval {:?}, intersect's time {:?}", ab, time);
     prop_assert_eq!(ab.is_some(), overlaps(a, b));
     Ok(())
 }
@@ -195,6 +227,16 @@ proptest! {
     #[test]
     fn symmetric_3d((a, b) in pair::<3>()) {
         symmetry(&a, &b)?;
+    }
+
+    #[test]
+    fn overlap_interval_is_intersect_time_2d((a, b) in interval_pair::<2>()) {
+        interval_is_intersect_time(&a, &b)?;
+    }
+
+    #[test]
+    fn overlap_interval_is_intersect_time_3d((a, b) in interval_pair::<3>()) {
+        interval_is_intersect_time(&a, &b)?;
     }
 }
 

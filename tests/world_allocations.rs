@@ -1,6 +1,7 @@
 //! `World::step` allocates nothing once warm: a counting global allocator
 //! over a simulation loop of 80 steps (the moving store is re-sorted every
-//! 32), with body pairs starting and ending, and large bodies.
+//! 32), with body pairs starting and ending, and large bodies; in each
+//! contact mode (`ContactDetail::ExactBox`, `Interval`, `Candidates`).
 //!
 //! Its own test binary, since it replaces the global allocator; the counter
 //! is process-wide, so workers' allocations count too. The steps run inside
@@ -15,7 +16,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use fmbgrid::{Motion, World, WorldConfig};
+use fmbgrid::{ContactDetail, Motion, World, WorldConfig};
 use world_support::*;
 
 /// Counts allocations and reallocations while `COUNTING` is set.
@@ -113,7 +114,7 @@ fn reverse<const D: usize>(world: &mut World<D>) {
 /// A scene of moving and fixed bodies of 1–3 frames, with collision filters,
 /// plus a moving and a fixed body of 100–150 frames (the body-level pruning
 /// of meshes); its body pairs start and end over the loop.
-fn scene<const D: usize>(seed: u64) -> World<D> {
+fn scene<const D: usize>(seed: u64, detail: ContactDetail) -> World<D> {
     let mut p = SceneParams::uniform(3_000, D);
     p.max_frames_per_body = 3;
     p.filters = true;
@@ -128,23 +129,41 @@ fn scene<const D: usize>(seed: u64) -> World<D> {
         }
         bodies.push(big);
     }
-    let mut world = World::new(WorldConfig::default());
+    let mut world = World::new(WorldConfig::default().with_contact_detail(detail));
     build_world(&mut world, &bodies);
     world
 }
 
+/// Every contact mode: what a contact carries changes the narrow phase, not
+/// the buffers.
+const MODES: [ContactDetail; 3] = [ContactDetail::ExactBox, ContactDetail::Interval, ContactDetail::Candidates];
+
 #[test]
 fn a_warm_step_allocates_nothing_3d() {
-    let mut world = scene::<3>(7);
-    let (allocations, contacts) = allocations_of_steps(&mut world, 0.25, 80);
-    assert!(contacts > 1_000, "the loop must collide: {contacts} contacts");
-    assert_eq!(allocations, 0, "{allocations} allocations in 80 warm steps, of {:?} bytes…", first_sizes());
+    for detail in MODES {
+        let mut world = scene::<3>(7, detail);
+        let (allocations, contacts) = allocations_of_steps(&mut world, 0.25, 80);
+        assert!(contacts > 1_000, "{detail:?}: the loop must collide: {contacts} contacts");
+        assert_eq!(
+            allocations,
+            0,
+            "{detail:?}: {allocations} allocations in 80 warm steps, of {:?} bytes…",
+            first_sizes()
+        );
+    }
 }
 
 #[test]
 fn a_warm_step_allocates_nothing_2d() {
-    let mut world = scene::<2>(8);
-    let (allocations, contacts) = allocations_of_steps(&mut world, 0.25, 80);
-    assert!(contacts > 1_000, "the loop must collide: {contacts} contacts");
-    assert_eq!(allocations, 0, "{allocations} allocations in 80 warm steps, of {:?} bytes…", first_sizes());
+    for detail in MODES {
+        let mut world = scene::<2>(8, detail);
+        let (allocations, contacts) = allocations_of_steps(&mut world, 0.25, 80);
+        assert!(contacts > 1_000, "{detail:?}: the loop must collide: {contacts} contacts");
+        assert_eq!(
+            allocations,
+            0,
+            "{detail:?}: {allocations} allocations in 80 warm steps, of {:?} bytes…",
+            first_sizes()
+        );
+    }
 }

@@ -24,6 +24,14 @@
 //! bodies with collision filters and many overlapping fixed bodies; a
 //! hand-set cell size 100× smaller and 1,000× larger than the frames.
 //!
+//! The same scenes (one seed each, fewer frames) also run in the cheaper
+//! contact modes (`ContactDetail::Interval` and `Candidates`), against the
+//! brute force of that mode (`world_support::brute_contacts`): in
+//! `Interval`, the same pairs and times as `intersect` with the overlap of
+//! the swept boxes as box; in `Candidates`, every pair whose swept boxes
+//! overlap, and (checked on the world's answer) every intersecting pair
+//! among them.
+//!
 //! Default run: `cargo test --release --test world_brute_force` (a few seconds).
 //! Long run (more seeds, 4,000 frames per scene):
 //! `cargo test --release --test world_brute_force -- --ignored --nocapture`.
@@ -32,7 +40,7 @@ mod world_support;
 
 use std::time::Instant;
 
-use fmbgrid::{World, WorldConfig};
+use fmbgrid::{ContactDetail, World, WorldConfig};
 use world_support::{
     BodySpec, SceneParams, Sizes, StepStats, TestRng, build_world, check_step, random_edits, random_reposes,
     random_scene, rng, scene_body,
@@ -237,6 +245,42 @@ fn cell_much_larger_than_frames() {
     // One cell holds the whole scene: the grid degenerates to all pairs.
     run::<3>("cell 1000x larger", 15, &uniform(800, 3), WorldConfig::default().with_cell_size(750.0));
     run::<2>("cell 1000x larger", 16, &uniform(800, 2), WorldConfig::default().with_cell_size(750.0));
+}
+
+/// The scenes in a cheaper contact mode, one seed each and 1,000 frames
+/// (fewer for the quadratic candidate counts of large bodies).
+fn scenes_in_mode<const D: usize>(detail: ContactDetail, seed: u64) {
+    let d = D;
+    let config = WorldConfig::default().with_contact_detail(detail);
+    run_seed::<D>("uniform", seed, &uniform(1000, d), config);
+    run_seed::<D>("mixed sizes 1:1000", seed + 1, &mixed_sizes(1000, d), config);
+    run_seed::<D>("offset ±1e6", seed + 2, &far(1000, d), config);
+    run_seed::<D>("huge and fast", seed + 3, &huge_and_fast(1000, d), config);
+    run_seed::<D>("bodies, filters, fixed", seed + 4, &bodies_and_filters(1000, d), config);
+    run_seed::<D>("large bodies", seed + 5, &large_bodies(800, d), config);
+    run_seed::<D>("clustered", seed + 6, &clustered(800, d), config);
+    run_seed::<D>("cell 100x smaller", seed + 7, &uniform(400, d), config.with_cell_size(0.0075));
+    run_seed::<D>("cell 1000x larger", seed + 8, &uniform(400, d), config.with_cell_size(750.0));
+}
+
+#[test]
+fn interval_mode_3d() {
+    scenes_in_mode::<3>(ContactDetail::Interval, 20);
+}
+
+#[test]
+fn interval_mode_2d() {
+    scenes_in_mode::<2>(ContactDetail::Interval, 30);
+}
+
+#[test]
+fn candidates_mode_3d() {
+    scenes_in_mode::<3>(ContactDetail::Candidates, 40);
+}
+
+#[test]
+fn candidates_mode_2d() {
+    scenes_in_mode::<2>(ContactDetail::Candidates, 50);
 }
 
 /// More seeds and 4,000 frames per scene (about a minute on 2 cores):

@@ -4,6 +4,10 @@
 //! rayon pool), and across two runs of the same seed; and also the same
 //! body pairs, events, poses and placed frames.
 //!
+//! The same across thread counts in the cheaper contact modes too
+//! (`ContactDetail::Interval` and `Candidates`), and in `Interval` mode the
+//! contacts after `World::exact_boxes`.
+//!
 //! Scenes have 4,000 moving frames (several parallel chunks of the step)
 //! plus 1,000 fixed ones, in 2D and 3D, with multi-frame bodies and
 //! filters, over five steps with removals, insertions, re-poses and new
@@ -13,7 +17,7 @@
 
 mod world_support;
 
-use fmbgrid::{FrameId, World, WorldConfig};
+use fmbgrid::{ContactDetail, FrameId, World, WorldConfig};
 use world_support::{SceneParams, TestRng, build_world, contact_bits, random_edits, random_scene, rng, scene_body};
 
 /// Time steps of each run.
@@ -26,6 +30,9 @@ struct Trace {
     contacts: Vec<Vec<(FrameId, FrameId, Vec<u64>)>>,
     /// Per step, `body_pairs()` and `events()` as text.
     pairs_and_events: Vec<String>,
+    /// In `Interval` mode, per step, the contacts after `exact_boxes` of
+    /// the moving ones.
+    refined: Vec<Vec<(FrameId, FrameId, Vec<u64>)>>,
     /// Final poses and placed frames as text (exact `Debug` of `f64`).
     end: String,
 }
@@ -38,15 +45,21 @@ fn scene(dim: usize) -> SceneParams {
 
 /// Runs the seeded scene and records its trace.
 fn run<const D: usize>(seed: u64) -> Trace {
+    run_in::<D>(seed, ContactDetail::ExactBox)
+}
+
+/// Runs the seeded scene in a contact mode and records its trace.
+fn run_in<const D: usize>(seed: u64, detail: ContactDetail) -> Trace {
     let p = scene(D);
     let mut r = rng(seed);
     let bodies = random_scene::<D>(&mut r, &p);
-    let mut world = World::<D>::new(WorldConfig::default());
+    let mut world = World::<D>::new(WorldConfig::default().with_contact_detail(detail));
     build_world(&mut world, &bodies);
     let moving: usize = bodies.iter().filter(|b| !b.fixed).map(|b| b.frames.len()).sum();
     assert!(moving > 3000, "only {moving} moving frames");
     let mut fresh = |r: &mut TestRng| scene_body(r, &p);
-    let mut trace = Trace { contacts: Vec::new(), pairs_and_events: Vec::new(), end: String::new() };
+    let mut trace =
+        Trace { contacts: Vec::new(), pairs_and_events: Vec::new(), refined: Vec::new(), end: String::new() };
     for (k, &dt) in STEPS.iter().enumerate() {
         if k > 0 {
             random_edits(&mut world, &mut r, &mut fresh, 0.02);
@@ -54,6 +67,10 @@ fn run<const D: usize>(seed: u64) -> Trace {
         let contacts = world.step(dt).expect("valid step");
         trace.contacts.push(contacts.iter().map(contact_bits).collect());
         trace.pairs_and_events.push(format!("{:?}\n{:?}", world.body_pairs(), world.events()));
+        if detail == ContactDetail::Interval {
+            let refined = world.exact_boxes(|c| c.time != [0.0, 1.0]).expect("contacts are current");
+            trace.refined.push(refined.iter().map(contact_bits).collect());
+        }
     }
     trace.end = world_support::snapshot(&world);
     let total: usize = trace.contacts.iter().map(Vec::len).sum();
@@ -77,6 +94,9 @@ fn first_difference(a: &Trace, b: &Trace) -> String {
     }
     if a.pairs_and_events != b.pairs_and_events {
         return "body pairs or events differ".into();
+    }
+    if a.refined != b.refined {
+        return "contacts after exact_boxes differ".into();
     }
     "final state differs".into()
 }
@@ -121,4 +141,34 @@ fn same_with_1_2_and_3_threads_3d() {
 #[test]
 fn same_with_1_2_and_3_threads_2d() {
     same_across_thread_counts::<2>(12);
+}
+
+/// The cheaper contact modes: the same contacts (intervals and boxes of
+/// the swept boxes' overlap, or the candidates) in the same order, and in
+/// `Interval` mode the same exact boxes from `exact_boxes`.
+#[cfg(feature = "parallel")]
+fn same_across_thread_counts_in_modes<const D: usize>(seed: u64) {
+    for detail in [ContactDetail::Interval, ContactDetail::Candidates] {
+        let one = in_pool(1, || run_in::<D>(seed, detail));
+        for threads in [2, 3] {
+            let many = in_pool(threads, || run_in::<D>(seed, detail));
+            assert!(
+                one == many,
+                "{D}D seed {seed} {detail:?}: 1 thread and {threads} differ: {}",
+                first_difference(&one, &many)
+            );
+        }
+    }
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn same_with_1_2_and_3_threads_in_cheaper_modes_3d() {
+    same_across_thread_counts_in_modes::<3>(13);
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn same_with_1_2_and_3_threads_in_cheaper_modes_2d() {
+    same_across_thread_counts_in_modes::<2>(14);
 }

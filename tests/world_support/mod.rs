@@ -1,6 +1,7 @@
 //! Shared helpers of the `world_*` test suites: seeded scene generators
 //! (frames, bodies, scenes), a brute-force O(N²) reference for
-//! `World::step`, bit-exact comparison of contact lists, and a textual
+//! `World::step` in each contact mode (`ContactDetail`), bit-exact
+//! comparison of contact lists, and a textual
 //! snapshot of a world (to check that a refused call changed nothing).
 //!
 //! Declared with `mod world_support;` by each `tests/world_*.rs`; each file
@@ -10,7 +11,10 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use fmbgrid::{Body, BodyHandle, Contact, ContactEvent, Frame, FrameId, FrameKind, Motion, Pose, World, intersect};
+use fmbgrid::{
+    Body, BodyHandle, Contact, ContactDetail, ContactEvent, Frame, FrameId, FrameKind, Motion, Pose, World, intersect,
+    overlap_interval,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -329,35 +333,91 @@ pub fn displacement<const D: usize>(velocity: [f64; D], dt: f64) -> [f64; D] {
 }
 
 /// The contacts of a step of `dt`, by the definition: every pair of frames
-/// of different bodies, not both fixed, accepted by both filters, tested
-/// with `intersect` on the frames translating by `velocity · dt`. Sorted by
-/// `(a, b)`.
-pub fn brute_contacts<const D: usize>(bodies: &[BodyView<D>], dt: f64) -> Vec<Contact<D>> {
+/// of different bodies, not both fixed, accepted by both filters, on the
+/// frames translating by `velocity · dt` (fixed frames at rest), as the
+/// world's `detail` asks:
+/// * `ExactBox`: `intersect` decides and gives the box and the interval;
+/// * `Interval`: `overlap_interval` decides and gives the interval, the box
+///   is the overlap of the two frames' swept boxes; the oracle also
+///   asserts that `overlap_interval` is `intersect`'s `time`, bit for bit
+///   (so a wrong `overlap_interval` cannot make both sides agree);
+/// * `Candidates`: every pair whose swept boxes overlap (closed test), with
+///   their overlap as box and `[0, 1]` as interval.
+///
+/// A frame's swept box is its box as `World::frame` reports it
+/// (`Frame::aabb`), swept by `velocity · dt` (`Aabb::swept`), not the box
+/// recomputed from its vertices by `with_velocity`: the world translates a
+/// moving frame's box step by step (`min + d`) while its vertices become
+/// `(origin + d) + component`, so once a body has moved the two can differ
+/// by an ulp (`world_model.rs` checks that `World::frame` reports the
+/// translated box).
+///
+/// Sorted by `(a, b)`.
+pub fn brute_contacts<const D: usize>(bodies: &[BodyView<D>], dt: f64, detail: ContactDetail) -> Vec<Contact<D>> {
     let mut flat = Vec::new();
     for (bi, b) in bodies.iter().enumerate() {
         let d = displacement(b.velocity, dt);
         for (k, f) in b.frames.iter().enumerate() {
-            let f = if b.fixed { *f } else { f.with_velocity(d).expect("displacement checked by the caller") };
-            flat.push((bi, FrameId { body: b.handle, index: k as u32 }, f));
+            let moving = if b.fixed { *f } else { f.with_velocity(d).expect("displacement checked by the caller") };
+            let swept = if b.fixed { f.aabb() } else { f.aabb().swept(&d) };
+            flat.push((bi, FrameId { body: b.handle, index: k as u32 }, moving, swept));
         }
     }
     let mut out = Vec::new();
     for i in 0..flat.len() {
-        let (bi, ia, fa) = &flat[i];
+        let (bi, ia, fa, sa) = &flat[i];
         let a = &bodies[*bi];
-        for (bj, ib, fb) in &flat[i + 1..] {
+        for (bj, ib, fb, sb) in &flat[i + 1..] {
             let b = &bodies[*bj];
             if bi == bj || (a.fixed && b.fixed) || !accepts(a.filter, b.filter) {
                 continue;
             }
-            if let Some(hit) = intersect(fa, fb) {
+            let found = match detail {
+                ContactDetail::ExactBox => intersect(fa, fb).map(|hit| (hit.aabb, hit.time)),
+                ContactDetail::Interval => {
+                    let time = overlap_interval(fa, fb);
+                    let reference = intersect(fa, fb).map(|hit| hit.time);
+                    assert!(
+                        time.map(|t| t.map(f64::to_bits)) == reference.map(|t| t.map(f64::to_bits)),
+                        "overlap_interval {time:?} != intersect(..).time {reference:?} for {ia:?} {fa:?} / {ib:?} {fb:?}"
+                    );
+                    time.map(|time| {
+                        let aabb = sa.intersection(sb).unwrap_or_else(|| {
+                            panic!("{ia:?} / {ib:?} intersect, but their swept boxes do not overlap")
+                        });
+                        (aabb, time)
+                    })
+                }
+                ContactDetail::Candidates => sa.intersection(sb).map(|aabb| (aabb, [0.0, 1.0])),
+            };
+            if let Some((aabb, time)) = found {
                 let (x, y) = if ia < ib { (*ia, *ib) } else { (*ib, *ia) };
-                out.push(Contact { a: x, b: y, aabb: hit.aabb, time: hit.time });
+                out.push(Contact { a: x, b: y, aabb, time });
             }
         }
     }
     out.sort_by_key(|c| (c.a, c.b));
     out
+}
+
+/// Pairs of `subset` (sorted by pair) missing from `superset` (sorted by
+/// pair), at most `shown` of them, and how many in all.
+pub fn missing_pairs<const D: usize>(
+    subset: &[Contact<D>],
+    superset: &[Contact<D>],
+    shown: usize,
+) -> (usize, Vec<(FrameId, FrameId)>) {
+    let mut missing = Vec::new();
+    let mut count = 0;
+    for c in subset {
+        if superset.binary_search_by_key(&(c.a, c.b), |s| (s.a, s.b)).is_err() {
+            count += 1;
+            if missing.len() < shown {
+                missing.push((c.a, c.b));
+            }
+        }
+    }
+    (count, missing)
 }
 
 /// Bit pattern of a contact (for exact comparison, `-0.0 != 0.0`).
@@ -470,14 +530,19 @@ pub struct StepStats {
     pub moving_contacts: usize,
 }
 
-/// Runs one `world.step(dt)` and checks it against the brute force: the
-/// contact set (pairs, boxes and times bit for bit), `a < b`, no duplicate,
-/// `contacts()`, `body_pairs()`, `events()`, and the advance of every
-/// moving body (pose and frames translated by exactly `velocity · dt`).
-/// Returns a description of the first failure.
+/// Runs one `world.step(dt)` and checks it against the brute force in the
+/// world's `config().detail`: the contact set (pairs, boxes and times bit
+/// for bit), `a < b`, no duplicate, `contacts()`, `body_pairs()`,
+/// `events()`, and the advance of every moving body (pose and frames
+/// translated by exactly `velocity · dt`). In `Candidates` mode, also that
+/// every pair of the `ExactBox` brute force is a candidate. Returns a
+/// description of the first failure.
 pub fn check_step<const D: usize>(world: &mut World<D>, dt: f64, stats: &mut StepStats) -> Result<(), String> {
     let before = view(world);
-    let expected = brute_contacts(&before, dt);
+    let detail = world.config().detail;
+    let expected = brute_contacts(&before, dt, detail);
+    // The contacts by the definition, for the superset check of `Candidates`.
+    let exact = (detail == ContactDetail::Candidates).then(|| brute_contacts(&before, dt, ContactDetail::ExactBox));
     let previous = world.body_pairs().to_vec();
     let poses: Vec<Pose<D>> = before.iter().map(|b| world.body(b.handle).unwrap().pose()).collect();
     let got = world.step(dt).map_err(|e| format!("step({dt}) refused: {e}"))?.to_vec();
@@ -495,6 +560,13 @@ pub fn check_step<const D: usize>(world: &mut World<D>, dt: f64, stats: &mut Ste
     let got_sorted = sorted(&got);
     if let Some(w) = got_sorted.windows(2).find(|w| (w[0].a, w[0].b) == (w[1].a, w[1].b)) {
         return Err(format!("pair reported twice: {:?} / {:?}", w[0], w[1]));
+    }
+    if let Some(exact) = &exact {
+        // Checked on what the world reported, not on the oracle's candidates.
+        let (count, missing) = missing_pairs(exact, &got_sorted, 8);
+        if count > 0 {
+            return Err(format!("{count} intersecting pairs are not among the candidates, e.g. {missing:?}"));
+        }
     }
     if let Some(d) = diff_contacts(&expected, &got_sorted, 8) {
         return Err(format!("contacts differ from brute force (dt = {dt}):\n{d}"));
