@@ -28,8 +28,9 @@ pub enum ContactDetail {
     /// FMB decides every pair; each contact carries the exact contact
     /// interval ([`overlap_interval`](crate::overlap_interval)) and, as its
     /// box, the overlap of the two frames' swept boxes: a superset of the
-    /// exact box, which [`World::exact_boxes`](crate::World::exact_boxes)
-    /// computes afterwards for the contacts asked about.
+    /// exact box (up to the exact box's own round-off, an ulp or so), which
+    /// [`World::exact_boxes`](crate::World::exact_boxes) computes afterwards
+    /// for the contacts asked about.
     Interval,
     /// No narrow phase: every pair of frames whose swept boxes overlap (the
     /// broad phase's candidates, closed test), with the boxes' overlap and
