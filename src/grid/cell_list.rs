@@ -11,9 +11,10 @@
 //! around its own.
 //!
 //! The slots are sorted by bucket with a counting sort (buckets are Morton
-//! codes of cells, so neighbouring cells are near in memory) and stored as
-//! flat arrays in that order: cells and levels, then `f32` boxes, then items
-//! and groups, read in that order of need by the pass.
+//! codes of cells, so neighbouring cells are near in memory), written first
+//! in item order into the flat arrays and then permuted in place (4 bytes
+//! of scratch a slot): cells and levels, then `f32` boxes, then items and
+//! groups, read in that order of need by the pass.
 //!
 //! A box too large or too far for any level (a manual cell size far below
 //! the frames' sizes) goes to a short list of huge slots, paired with every
@@ -126,12 +127,8 @@ pub(crate) struct CellList<const D: usize> {
     occupied: u64,
     /// First huge slot (they end the list).
     huge: usize,
-    /// Build scratch, in item order: rounded boxes, ids, groups, slots with
-    /// their buckets.
-    scratch_boxes: Vec<GridBox<D>>,
-    scratch_ids: Vec<u32>,
-    scratch_groups: Vec<u32>,
-    scratch_slots: Vec<(Slot<D>, u32)>,
+    /// Build scratch: each slot's bucket, then its place.
+    dest: Vec<u32>,
 }
 
 impl<const D: usize> Default for CellList<D> {
@@ -149,10 +146,7 @@ impl<const D: usize> Default for CellList<D> {
             mask: 0,
             occupied: 0,
             huge: 0,
-            scratch_boxes: Vec::new(),
-            scratch_ids: Vec::new(),
-            scratch_groups: Vec::new(),
-            scratch_slots: Vec::new(),
+            dest: Vec::new(),
         }
     }
 }
@@ -206,64 +200,77 @@ impl<const D: usize> CellList<D> {
         self.size = size;
         let (n, _) = items.size_hint();
         // Exact sizes (the items come from a slice): no doubling slack.
-        self.scratch_boxes.clear();
-        self.scratch_boxes.reserve_exact(n);
-        self.scratch_groups.clear();
-        self.scratch_ids.clear();
-        self.scratch_ids.reserve_exact(n);
+        reserve_exact(&mut self.slots, n);
+        reserve_exact(&mut self.min, n);
+        reserve_exact(&mut self.max, n);
+        reserve_exact(&mut self.items, n);
+        reserve_exact(&mut self.groups, if grouped { n } else { 0 });
+        // Pass 1, in item order, straight into the final arrays.
         for (b, g, id) in items {
-            self.scratch_boxes.push(GridBox::new(&b));
-            self.scratch_ids.push(id);
+            let b = GridBox::new(&b);
+            self.slots.push(place(&self.size, &b).unwrap_or(Slot { cell: [0; D], info: HUGE }));
+            self.min.push(b.min_f32());
+            self.max.push(b.max_f32());
+            self.items.push(id);
             if grouped {
-                self.scratch_groups.push(g);
+                self.groups.push(g);
             }
         }
-        let n = self.scratch_boxes.len();
+        // Pass 2: buckets (huge slots in an extra last one) and their sizes.
+        let n = self.slots.len();
         let buckets = n.max(1).next_power_of_two();
         self.mask = buckets as u64 - 1;
         self.starts.clear();
         self.starts.resize(buckets + 2, 0);
-        self.scratch_slots.clear();
-        self.scratch_slots.reserve_exact(n);
+        reserve_exact(&mut self.dest, n);
         self.occupied = 0;
-        for b in &self.scratch_boxes {
-            let (slot, k) = match place(&self.size, b) {
-                Some(s) => {
-                    self.occupied |= 1 << s.level();
-                    (s, bucket(&s.cell, s.level(), self.mask))
-                }
-                None => (Slot { cell: [0; D], info: HUGE }, buckets),
+        for s in &self.slots {
+            let k = if s.level() == HUGE {
+                buckets
+            } else {
+                self.occupied |= 1 << s.level();
+                bucket(&s.cell, s.level(), self.mask)
             };
             self.starts[k + 1] += 1;
-            self.scratch_slots.push((slot, k as u32));
+            self.dest.push(k as u32);
         }
         for k in 0..=buckets {
             self.starts[k + 1] += self.starts[k];
         }
         self.huge = self.starts[buckets] as usize;
-        // Scatter in item order within each bucket (deterministic), with
-        // `starts[k]` as bucket `k`'s cursor.
-        resize_exact(&mut self.slots, n, Slot { cell: [0; D], info: 0 });
-        resize_exact(&mut self.min, n, [0.0; D]);
-        resize_exact(&mut self.max, n, [0.0; D]);
-        resize_exact(&mut self.items, n, 0);
-        resize_exact(&mut self.groups, if grouped { n } else { 0 }, 0);
-        for (item, ((slot, k), b)) in self.scratch_slots.iter().zip(&self.scratch_boxes).enumerate() {
-            let at = self.starts[*k as usize] as usize;
-            self.starts[*k as usize] += 1;
-            self.slots[at] = *slot;
-            self.min[at] = b.min_f32();
-            self.max[at] = b.max_f32();
-            self.items[at] = self.scratch_ids[item];
-            if grouped {
-                self.groups[at] = self.scratch_groups[item];
-            }
+        // Each slot's place: item order within its bucket (deterministic),
+        // with `starts[k]` as bucket `k`'s cursor, then shifted back.
+        for d in &mut self.dest {
+            let k = *d as usize;
+            *d = self.starts[k];
+            self.starts[k] += 1;
         }
-        // `starts[k]` now holds the end of bucket `k`: shift back to starts.
         for k in (1..=buckets + 1).rev() {
             self.starts[k] = self.starts[k - 1];
         }
         self.starts[0] = 0;
+        self.permute(grouped);
+    }
+
+    /// Moves every slot to `dest`, in place along the permutation's cycles:
+    /// each swap puts one slot where it belongs.
+    fn permute(&mut self, grouped: bool) {
+        for i in 0..self.dest.len() {
+            loop {
+                let j = self.dest[i] as usize;
+                if j == i {
+                    break;
+                }
+                self.slots.swap(i, j);
+                self.min.swap(i, j);
+                self.max.swap(i, j);
+                self.items.swap(i, j);
+                if grouped {
+                    self.groups.swap(i, j);
+                }
+                self.dest.swap(i, j);
+            }
+        }
     }
 
     /// Number of slots (one per item).
@@ -410,11 +417,7 @@ impl<const D: usize> CellList<D> {
     /// Frees the build scratch: for a list built once and queried many
     /// times (the fixed frames').
     pub fn release_scratch(&mut self) {
-        for v in [&mut self.scratch_ids, &mut self.scratch_groups] {
-            *v = Vec::new();
-        }
-        self.scratch_boxes = Vec::new();
-        self.scratch_slots = Vec::new();
+        self.dest = Vec::new();
     }
 
     /// True when the list holds no item.
@@ -427,18 +430,14 @@ impl<const D: usize> CellList<D> {
     pub fn memory(&self) -> usize {
         self.slots.capacity() * size_of::<Slot<D>>()
             + (self.min.capacity() + self.max.capacity()) * size_of::<[f32; D]>()
-            + (self.items.capacity() + self.groups.capacity() + self.starts.capacity()) * 4
-            + self.scratch_boxes.capacity() * size_of::<GridBox<D>>()
-            + (self.scratch_groups.capacity() + self.scratch_ids.capacity()) * 4
-            + self.scratch_slots.capacity() * size_of::<(Slot<D>, u32)>()
+            + (self.items.capacity() + self.groups.capacity() + self.starts.capacity() + self.dest.capacity()) * 4
     }
 }
 
-/// Clears `v` and fills it with `n` copies of `x`, reserving exactly.
-fn resize_exact<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+/// Clears `v` and makes room for exactly `n` elements (no doubling slack).
+fn reserve_exact<T>(v: &mut Vec<T>, n: usize) {
     v.clear();
     v.reserve_exact(n);
-    v.resize(n, x);
 }
 
 #[cfg(test)]
