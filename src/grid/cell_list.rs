@@ -27,6 +27,10 @@ use crate::aabb::Aabb;
 /// Most items a list holds (ids and store indices fit 26 bits elsewhere).
 pub(crate) const MAX_ITEMS: usize = 1 << 26;
 
+/// Items per parallel task of the build's first pass.
+#[cfg(feature = "parallel")]
+const PARALLEL_MIN: usize = 4096;
+
 /// Level bits of a slot's `info`; the bits above are its spans.
 const LEVEL_BITS: u32 = 7;
 const LEVEL_MASK: u32 = (1 << LEVEL_BITS) - 1;
@@ -193,28 +197,49 @@ fn bucket<const D: usize>(cell: &[i32; D], level: u32, mask: u64) -> usize {
 }
 
 impl<const D: usize> CellList<D> {
-    /// Rebuilds the list over `(box, group, id)` items with cell sizes
-    /// `size`; [`CellList::item`] gives back the ids. With `grouped`, items
-    /// of one group are never paired.
-    pub fn build(&mut self, size: CellSize, items: impl Iterator<Item = (Aabb<D>, u32, u32)>, grouped: bool) {
+    /// Rebuilds the list over `n` items, item `i` being `item(i) = (box,
+    /// group, id)`, with cell sizes `size`; [`CellList::item`] gives back
+    /// the ids. With `grouped`, items of one group are never paired. The
+    /// per-item pass runs in parallel with the `parallel` feature.
+    pub fn build(
+        &mut self,
+        size: CellSize,
+        n: usize,
+        item: impl Fn(usize) -> (Aabb<D>, u32, u32) + Sync,
+        grouped: bool,
+    ) {
         self.size = size;
-        let (n, _) = items.size_hint();
-        // Exact sizes (the items come from a slice): no doubling slack.
-        reserve_exact(&mut self.slots, n);
-        reserve_exact(&mut self.min, n);
-        reserve_exact(&mut self.max, n);
-        reserve_exact(&mut self.items, n);
-        reserve_exact(&mut self.groups, if grouped { n } else { 0 });
-        // Pass 1, in item order, straight into the final arrays.
-        for (b, g, id) in items {
-            let b = GridBox::new(&b);
-            self.slots.push(place(&self.size, &b).unwrap_or(Slot { cell: [0; D], info: HUGE }));
-            self.min.push(b.min_f32());
-            self.max.push(b.max_f32());
-            self.items.push(id);
-            if grouped {
-                self.groups.push(g);
-            }
+        // Pass 1, in item order, straight into the final arrays (sized
+        // exactly: no doubling slack).
+        resize_exact(&mut self.slots, n, Slot { cell: [0; D], info: HUGE });
+        resize_exact(&mut self.min, n, [0.0; D]);
+        resize_exact(&mut self.max, n, [0.0; D]);
+        resize_exact(&mut self.items, n, 0);
+        resize_exact(&mut self.groups, if grouped { n } else { 0 }, 0);
+        let size = &self.size;
+        let fill =
+            |(i, (((slot, min), max), id)): (usize, (((&mut Slot<D>, &mut [f32; D]), &mut [f32; D]), &mut u32))| {
+                let (b, _, x) = item(i);
+                let b = GridBox::new(&b);
+                *slot = place(size, &b).unwrap_or(Slot { cell: [0; D], info: HUGE });
+                (*min, *max, *id) = (b.min_f32(), b.max_f32(), x);
+            };
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            self.slots
+                .par_iter_mut()
+                .zip(&mut self.min)
+                .zip(&mut self.max)
+                .zip(&mut self.items)
+                .enumerate()
+                .with_min_len(PARALLEL_MIN)
+                .for_each(fill);
+        }
+        #[cfg(not(feature = "parallel"))]
+        self.slots.iter_mut().zip(&mut self.min).zip(&mut self.max).zip(&mut self.items).enumerate().for_each(fill);
+        for (i, g) in self.groups.iter_mut().enumerate() {
+            *g = item(i).1;
         }
         // Pass 2: buckets (huge slots in an extra last one) and their sizes.
         let n = self.slots.len();
@@ -440,6 +465,12 @@ fn reserve_exact<T>(v: &mut Vec<T>, n: usize) {
     v.reserve_exact(n);
 }
 
+/// Clears `v` and fills it with `n` copies of `x`, reserving exactly.
+fn resize_exact<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    reserve_exact(v, n);
+    v.resize(n, x);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,7 +478,7 @@ mod tests {
 
     fn list(base: f64, boxes: &[Aabb<3>]) -> CellList<3> {
         let mut grid = CellList::default();
-        grid.build(CellSize::new(base), boxes.iter().enumerate().map(|(i, b)| (*b, 0, i as u32)), false);
+        grid.build(CellSize::new(base), boxes.len(), |i| (boxes[i], 0, i as u32), false);
         grid
     }
 
@@ -489,7 +520,8 @@ mod tests {
     #[test]
     fn rebuilding_reuses_buffers_and_forgets_old_items() {
         let mut grid = list(1.0, &random_boxes(500, 6, 20.0));
-        grid.build(CellSize::new(1.0), random_boxes(10, 7, 20.0).into_iter().map(|b| (b, 0, 9)), false);
+        let few = random_boxes(10, 7, 20.0);
+        grid.build(CellSize::new(1.0), few.len(), |i| (few[i], 0, 9), false);
         assert_eq!(grid.len(), 10);
         let mut n = 0;
         grid.query(&Aabb { min: [-1e3; 3], max: [1e3; 3] }, |id| {

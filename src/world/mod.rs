@@ -670,8 +670,8 @@ impl<const D: usize> World<D> {
     /// The fixed frames' cell list, built once per change of the fixed set
     /// and only queried: its build scratch is freed.
     fn build_static_grid(&mut self) {
-        let items = self.fixed.frames.iter().enumerate().map(|(k, f)| (f.aabb(), 0, k as u32));
-        self.static_grid.build(self.cell, items, false);
+        let frames = &self.fixed.frames;
+        self.static_grid.build(self.cell, frames.len(), |k| (frames[k].aabb(), 0, k as u32), false);
         self.static_grid.release_scratch();
     }
 

@@ -148,12 +148,12 @@ impl<const D: usize> World<D> {
             return Err(e);
         }
         // The first body in slot order, as above, when several leave.
-        let mut first: Option<u32> = None;
-        for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
-            if out_of_range(&f.aabb(), &self.next_shift[m.rank as usize]) {
-                first = Some(first.map_or(m.slot, |s| s.min(m.slot)));
-            }
-        }
+        let shifts = &self.next_shift;
+        let leaving = |(f, m): (&Frame<D>, &Meta)| out_of_range(&f.aabb(), &shifts[m.rank as usize]).then_some(m.slot);
+        #[cfg(feature = "parallel")]
+        let first = self.moving.frames.par_iter().zip(&self.moving.meta).with_min_len(CHUNK).filter_map(leaving).min();
+        #[cfg(not(feature = "parallel"))]
+        let first = self.moving.frames.iter().zip(&self.moving.meta).filter_map(leaving).min();
         match first {
             Some(slot) => Err(WorldError::OutOfRange(BodyHandle { index: slot, generation: self.generation(slot) })),
             None => Ok(true),
@@ -194,7 +194,8 @@ impl<const D: usize> World<D> {
                 self.body_boxes[r] = self.body_boxes[r].union(&swept(f, m));
             }
             let mut bodies = std::mem::take(&mut self.body_grid);
-            bodies.build(self.cell, self.body_boxes.iter().enumerate().map(|(r, b)| (*b, 0, r as u32)), false);
+            let boxes = &self.body_boxes;
+            bodies.build(self.cell, boxes.len(), |r| (boxes[r], 0, r as u32), false);
             // A large body whose box reaches nothing has no frame to test.
             let mut reaching = std::mem::take(&mut self.body_reaching);
             reaching.clear();
@@ -213,13 +214,15 @@ impl<const D: usize> World<D> {
             self.body_reaching = reaching;
         }
         // Each item carries its store index as id.
-        let items = self.active.iter().map(|&i| {
-            let m = &self.moving.meta[i as usize];
-            (swept(&self.moving.frames[i as usize], m), m.rank, i)
-        });
+        let (active, moving) = (&self.active, &self.moving);
+        let item = |k: usize| {
+            let i = active[k];
+            let m = &moving.meta[i as usize];
+            (swept(&moving.frames[i as usize], m), m.rank, i)
+        };
         // Grouped by body when bodies have several frames: the pairs pass
         // skips a body's own frames.
-        self.moving_grid.build(self.cell, items, self.largest_body > 1);
+        self.moving_grid.build(self.cell, active.len(), item, self.largest_body > 1);
     }
 
     /// True when box `b` of a frame of moving body `rank` overlaps another
@@ -303,6 +306,9 @@ impl<const D: usize> World<D> {
         self.pair_keys.clear();
         self.pair_keys
             .extend(self.contacts.iter().map(|c| u64::from(c.a.body.index) << 32 | u64::from(c.b.body.index)));
+        #[cfg(feature = "parallel")]
+        self.pair_keys.par_sort_unstable();
+        #[cfg(not(feature = "parallel"))]
         self.pair_keys.sort_unstable();
         self.pair_keys.dedup();
         let handle = |slot: u64| BodyHandle { index: slot as u32, generation: self.slots[slot as usize].generation };
@@ -353,9 +359,12 @@ impl<const D: usize> World<D> {
                 }
             }
         }
-        for (f, m) in self.moving.frames.iter_mut().zip(&self.moving.meta) {
-            f.translate(&self.body_shift[m.rank as usize]);
-        }
+        let shifts = &self.body_shift;
+        let translate = |(f, m): (&mut Frame<D>, &Meta)| f.translate(&shifts[m.rank as usize]);
+        #[cfg(feature = "parallel")]
+        self.moving.frames.par_iter_mut().zip(&self.moving.meta).with_min_len(CHUNK).for_each(translate);
+        #[cfg(not(feature = "parallel"))]
+        self.moving.frames.iter_mut().zip(&self.moving.meta).for_each(translate);
         // The store follows the cell list's slot order: after the first
         // step since the bodies changed, then every `RESORT_STEPS` steps.
         self.unsorted_steps = self.unsorted_steps.wrapping_add(1);
