@@ -27,6 +27,10 @@ use crate::aabb::Aabb;
 /// Most items a list holds (ids and store indices fit 26 bits elsewhere).
 pub(crate) const MAX_ITEMS: usize = 1 << 26;
 
+/// One slot's entries in the arrays the build fills: cell and level, box
+/// corners, id.
+type SlotRefs<'a, const D: usize> = (((&'a mut Slot<D>, &'a mut [f32; D]), &'a mut [f32; D]), &'a mut u32);
+
 /// Items per parallel task of the build's first pass.
 #[cfg(feature = "parallel")]
 const PARALLEL_MIN: usize = 4096;
@@ -217,13 +221,12 @@ impl<const D: usize> CellList<D> {
         resize_exact(&mut self.items, n, 0);
         resize_exact(&mut self.groups, if grouped { n } else { 0 }, 0);
         let size = &self.size;
-        let fill =
-            |(i, (((slot, min), max), id)): (usize, (((&mut Slot<D>, &mut [f32; D]), &mut [f32; D]), &mut u32))| {
-                let (b, _, x) = item(i);
-                let b = GridBox::new(&b);
-                *slot = place(size, &b).unwrap_or(Slot { cell: [0; D], info: HUGE });
-                (*min, *max, *id) = (b.min_f32(), b.max_f32(), x);
-            };
+        let fill = |(i, (((slot, min), max), id)): (usize, SlotRefs<'_, D>)| {
+            let (b, _, x) = item(i);
+            let b = GridBox::new(&b);
+            *slot = place(size, &b).unwrap_or(Slot { cell: [0; D], info: HUGE });
+            (*min, *max, *id) = (b.min_f32(), b.max_f32(), x);
+        };
         #[cfg(feature = "parallel")]
         {
             use rayon::prelude::*;
