@@ -31,6 +31,9 @@ pub(crate) const MAX_ITEMS: usize = 1 << 26;
 /// corners, id.
 type SlotRefs<'a, const D: usize> = (((&'a mut Slot<D>, &'a mut [f32; D]), &'a mut [f32; D]), &'a mut u32);
 
+/// Lists of at most this many boxes are queried by testing every box.
+const SCAN: usize = 64;
+
 /// Items per parallel task of the build's first pass.
 #[cfg(feature = "parallel")]
 const PARALLEL_MIN: usize = 4096;
@@ -75,12 +78,14 @@ impl<const D: usize> Slot<D> {
 struct Forward<const D: usize> {
     offsets: [[i32; D]; 13],
     need: [u32; 13],
+    /// Bit `k` set when `o_k = -1`.
+    back: [u32; 13],
     n: usize,
 }
 
 impl<const D: usize> Forward<D> {
     const TABLE: Self = {
-        let mut f = Forward { offsets: [[0; D]; 13], need: [0; 13], n: 0 };
+        let mut f = Forward { offsets: [[0; D]; 13], need: [0; 13], back: [0; 13], n: 0 };
         let total = 3usize.pow(D as u32);
         let mut code = 0;
         while code < total {
@@ -93,7 +98,7 @@ impl<const D: usize> Forward<D> {
             }
             // Last non-zero coordinate.
             let mut last = 0;
-            let mut need = 0;
+            let (mut need, mut back) = (0, 0);
             k = 0;
             while k < D {
                 if o[k] != 0 {
@@ -102,11 +107,15 @@ impl<const D: usize> Forward<D> {
                 if o[k] == 1 {
                     need |= 1 << k;
                 }
+                if o[k] == -1 {
+                    back |= 1 << k;
+                }
                 k += 1;
             }
             if last == 1 {
                 f.offsets[f.n] = o;
                 f.need[f.n] = need;
+                f.back[f.n] = back;
                 f.n += 1;
             }
             code += 1;
@@ -133,6 +142,10 @@ pub(crate) struct CellList<const D: usize> {
     mask: u64,
     /// Bit `ℓ` set when level `ℓ` holds slots.
     occupied: u64,
+    /// Per level and axis, an upper bound of the boxes' extents: a box of
+    /// the cell before a query's reaches the query only if it is within
+    /// this of the query's minimum (rounded up, so never too small).
+    reach: [[f64; D]; MAX_LEVELS],
     /// First huge slot (they end the list).
     huge: usize,
     /// Build scratch: each slot's bucket, then its place.
@@ -153,6 +166,7 @@ impl<const D: usize> Default for CellList<D> {
             starts: Vec::new(),
             mask: 0,
             occupied: 0,
+            reach: [[0.0; D]; MAX_LEVELS],
             huge: 0,
             dest: Vec::new(),
         }
@@ -252,11 +266,18 @@ impl<const D: usize> CellList<D> {
         self.starts.resize(buckets + 2, 0);
         reserve_exact(&mut self.dest, n);
         self.occupied = 0;
-        for s in &self.slots {
+        self.reach = [[0.0; D]; MAX_LEVELS];
+        for ((s, lo), hi) in self.slots.iter().zip(&self.min).zip(&self.max) {
             let k = if s.level() == HUGE {
                 buckets
             } else {
-                self.occupied |= 1 << s.level();
+                let l = s.level() as usize;
+                self.occupied |= 1 << l;
+                for k in 0..D {
+                    // Rounded up: the f64 difference of two f32 may round.
+                    let e = (f64::from(hi[k]) - f64::from(lo[k])).next_up();
+                    self.reach[l][k] = self.reach[l][k].max(e);
+                }
                 bucket(&s.cell, s.level(), self.mask)
             };
             self.starts[k + 1] += 1;
@@ -337,6 +358,23 @@ impl<const D: usize> CellList<D> {
         self.starts[k] as usize..self.starts[k + 1] as usize
     }
 
+    /// The lowest cell, along each axis, of level `l` that can hold a box
+    /// reaching `min`: the cell of `min` minus one, or `min`'s own cell when
+    /// no box of the level is long enough to reach over from the one before.
+    #[inline(always)]
+    fn low_cells(&self, min: &[f32; D], l: u32) -> [i32; D] {
+        let inv = self.size.inv(l as usize);
+        let reach = &self.reach[l as usize];
+        std::array::from_fn(|k| {
+            let m = f64::from(min[k]);
+            let own = floor_i32(m * inv);
+            // A box of the level reaching `min` starts at or above
+            // `min - reach` (the subtraction rounded down).
+            let lowest = floor_i32((m - reach[k]).next_down() * inv);
+            lowest.clamp(own.saturating_sub(1), own)
+        })
+    }
+
     /// Calls `f(q)` for every slot `q` that pairs with slot `p` and comes
     /// out from `p`'s side: over all slots, every pair of overlapping boxes
     /// of different groups comes out exactly once.
@@ -364,8 +402,11 @@ impl<const D: usize> CellList<D> {
         // box reaches the next cell.
         let forward = &Forward::<D>::TABLE;
         let spans = s.spans();
-        for (o, &need) in forward.offsets[..forward.n].iter().zip(&forward.need) {
-            if need & !spans != 0 {
+        // `-1` along an axis only where a box of the level can reach back.
+        let low = self.low_cells(&self.min[p], level);
+        let back = (0..D).fold(0, |b, k| b | u32::from(low[k] < s.cell[k]) << k);
+        for ((o, &need), &need_back) in forward.offsets[..forward.n].iter().zip(&forward.need).zip(&forward.back) {
+            if need & !spans != 0 || need_back & !back != 0 {
                 continue;
             }
             let cell: [i32; D] = std::array::from_fn(|k| s.cell[k] + o[k]);
@@ -376,13 +417,14 @@ impl<const D: usize> CellList<D> {
             }
         }
         // Coarser levels: a coarser box overlapping this one has its cell in
-        // `[cell(min) - 1, cell(max)]` of its level, per axis.
+        // `[cell(min) - 1, cell(max)]` of its level, per axis (from
+        // `cell(min)` when no box of the level reaches back).
         let mut coarser = if level + 1 >= 64 { 0 } else { self.occupied & (u64::MAX << (level + 1)) };
         while coarser != 0 {
             let l = coarser.trailing_zeros();
             coarser &= coarser - 1;
             let up = (l - level) as usize;
-            let lo = parent(&s.cell, up).map(|c| c - 1);
+            let lo = self.low_cells(&self.min[p], l);
             let hi = parent(&std::array::from_fn(|k| s.cell[k] + ((spans >> k) & 1) as i32), up);
             for_each_cell(&lo, &hi, |cell| {
                 for q in self.bucket_of(&cell, l) {
@@ -410,12 +452,22 @@ impl<const D: usize> CellList<D> {
             let (a, b) = (&self.min[p], &self.max[p]);
             (0..D).fold(true, |o, k| o & (a[k] <= qmax[k]) & (qmin[k] <= b[k]))
         };
+        if self.len() <= SCAN {
+            // A few boxes (the bodies' boxes of a world of meshes): testing
+            // them all beats looking up cells.
+            for p in 0..self.len() {
+                if hit(p) {
+                    f(self.items[p]);
+                }
+            }
+            return;
+        }
         let mut levels = self.occupied;
         while levels != 0 {
             let l = levels.trailing_zeros();
             levels &= levels - 1;
             let inv = self.size.inv(l as usize);
-            let lo: [i32; D] = std::array::from_fn(|k| floor_i32(f64::from(qmin[k]) * inv).saturating_sub(1));
+            let lo = self.low_cells(&qmin, l);
             let hi: [i32; D] = std::array::from_fn(|k| floor_i32(f64::from(qmax[k]) * inv));
             if cell_count(&lo, &hi) > self.huge as u64 {
                 // A query larger than the list (a huge box over fine cells):
@@ -487,8 +539,11 @@ mod tests {
 
     #[test]
     fn queries_find_every_overlapping_box_once() {
-        queries_match_brute_force(0.5);
-        queries_match_brute_force(7.0);
+        queries_match_brute_force(2000, 0.5);
+        queries_match_brute_force(2000, 7.0);
+        // Small lists are scanned.
+        queries_match_brute_force(SCAN, 0.5);
+        queries_match_brute_force(SCAN + 1, 0.5);
     }
 
     /// A manual cell size no level can bring up to the boxes' sizes: every
@@ -496,11 +551,11 @@ mod tests {
     /// 2 TB allocation).
     #[test]
     fn boxes_beyond_the_top_level_are_still_found() {
-        queries_match_brute_force(1e-300);
+        queries_match_brute_force(2000, 1e-300);
     }
 
-    fn queries_match_brute_force(base: f64) {
-        let boxes = random_boxes(2000, 4, 50.0);
+    fn queries_match_brute_force(n: usize, base: f64) {
+        let boxes = random_boxes(n, 4, 50.0);
         let grid = list(base, &boxes);
         let queries = random_boxes(300, 5, 60.0);
         let huge = Aabb { min: [-1e9, -0.5, -0.5], max: [1e9, 0.5, 0.5] };

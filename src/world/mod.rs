@@ -127,7 +127,13 @@ pub struct World<const D: usize> {
     body_frames: Vec<u32>,
     largest_body: u32,
     body_boxes: Vec<Aabb<D>>,
-    body_reaching: Vec<bool>,
+    /// Per large body (by rank): the bodies its box reaches, as
+    /// `body_links[body_link_starts[r]..body_link_starts[r + 1]]`, and the
+    /// fixed frames, likewise (see `step.rs`).
+    body_links: Vec<u32>,
+    body_link_starts: Vec<u32>,
+    body_fixed: Vec<u32>,
+    body_fixed_starts: Vec<u32>,
     body_grid: CellList<D>,
     /// Steps since the moving store was last put back in spatial order.
     unsorted_steps: u32,
@@ -190,7 +196,10 @@ impl<const D: usize> World<D> {
             body_frames: Vec::new(),
             largest_body: 0,
             body_boxes: Vec::new(),
-            body_reaching: Vec::new(),
+            body_links: Vec::new(),
+            body_link_starts: Vec::new(),
+            body_fixed: Vec::new(),
+            body_fixed_starts: Vec::new(),
             body_grid: CellList::default(),
             unsorted_steps: 0,
             rank_scratch: Vec::new(),
@@ -584,6 +593,8 @@ impl<const D: usize> World<D> {
             + self.body_grid.memory()
             + (self.active.capacity() + self.body_frames.capacity()) * 4
             + self.body_boxes.capacity() * size_of::<Aabb<D>>()
+            + (self.body_links.capacity() + self.body_link_starts.capacity()) * 4
+            + (self.body_fixed.capacity() + self.body_fixed_starts.capacity()) * 4
             + self.fixed.meta_memory()
             + self.moving.meta_memory()
             + (self.moving_bodies.capacity() + self.rank_scratch.capacity()) * 4

@@ -45,6 +45,13 @@ const CHUNK: usize = 1024;
 /// `build_moving_grid`.
 const LARGE_BODY: u32 = 64;
 
+/// A large body reaching more fixed frames than this queries the fixed
+/// list for each of its frames instead of testing them one by one.
+const FIXED_FEW: usize = 32;
+
+/// The mark of a large body reaching many fixed frames.
+const FIXED_MANY: u32 = u32::MAX;
+
 /// Steps between re-sorts of the moving store into the cell list's order.
 const RESORT_STEPS: u32 = 32;
 
@@ -181,8 +188,7 @@ impl<const D: usize> World<D> {
     /// frame. Otherwise it cannot pair with anything, so leaving it out
     /// changes no answer.
     fn build_moving_grid(&mut self) {
-        let shift = &self.body_shift;
-        let swept = |f: &Frame<D>, m: &Meta| f.aabb().swept(&shift[m.rank as usize]);
+        let swept = |shift: &[[f64; D]], f: &Frame<D>, m: &Meta| f.aabb().swept(&shift[m.rank as usize]);
         self.active.clear();
         if self.largest_body < LARGE_BODY {
             self.active.extend(0..self.moving.len() as u32);
@@ -191,49 +197,82 @@ impl<const D: usize> World<D> {
             self.body_boxes.resize(self.moving_bodies.len(), Aabb::EMPTY);
             for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
                 let r = m.rank as usize;
-                self.body_boxes[r] = self.body_boxes[r].union(&swept(f, m));
+                self.body_boxes[r] = self.body_boxes[r].union(&swept(&self.body_shift, f, m));
             }
             let mut bodies = std::mem::take(&mut self.body_grid);
             let boxes = &self.body_boxes;
             bodies.build(self.cell, boxes.len(), |r| (boxes[r], 0, r as u32), false);
-            // A large body whose box reaches nothing has no frame to test.
-            let mut reaching = std::mem::take(&mut self.body_reaching);
-            reaching.clear();
-            reaching.extend((0..self.body_boxes.len() as u32).map(|r| {
-                self.body_frames[r as usize] < LARGE_BODY
-                    || self.reaches_others(&bodies, &self.body_boxes[r as usize], r)
-            }));
+            self.link_large_bodies(&bodies);
+            self.body_grid = bodies;
+            let (links, starts) = (&self.body_links, &self.body_link_starts);
+            let (fixed, starts_fixed) = (&self.body_fixed, &self.body_fixed_starts);
             for (i, (f, m)) in self.moving.frames.iter().zip(&self.moving.meta).enumerate() {
                 let r = m.rank as usize;
-                let small = self.body_frames[r] < LARGE_BODY;
-                if small || (reaching[r] && self.reaches_others(&bodies, &swept(f, m), m.rank)) {
+                if self.body_frames[r] < LARGE_BODY {
+                    self.active.push(i as u32);
+                    continue;
+                }
+                // Only the bodies this body's box reaches; the fixed frames
+                // only if it reaches one.
+                let b = swept(&self.body_shift, f, m);
+                let near = &links[starts[r] as usize..starts[r + 1] as usize];
+                let mut reach = near.iter().any(|&o| b.intersects(&self.body_boxes[o as usize]));
+                if !reach {
+                    reach = match &fixed[starts_fixed[r] as usize..starts_fixed[r + 1] as usize] {
+                        // Too many to test one by one: the list's query.
+                        [FIXED_MANY, ..] => {
+                            self.static_grid.query(&b, |_| reach = true);
+                            reach
+                        }
+                        few => few.iter().any(|&k| b.intersects(&self.fixed.frames[k as usize].aabb())),
+                    };
+                }
+                if reach {
                     self.active.push(i as u32);
                 }
             }
-            self.body_grid = bodies;
-            self.body_reaching = reaching;
         }
         // Each item carries its store index as id.
         let (active, moving) = (&self.active, &self.moving);
         let item = |k: usize| {
             let i = active[k];
             let m = &moving.meta[i as usize];
-            (swept(&moving.frames[i as usize], m), m.rank, i)
+            (swept(&self.body_shift, &moving.frames[i as usize], m), m.rank, i)
         };
         // Grouped by body when bodies have several frames: the pairs pass
         // skips a body's own frames.
         self.moving_grid.build(self.cell, active.len(), item, self.largest_body > 1);
     }
 
-    /// True when box `b` of a frame of moving body `rank` overlaps another
-    /// moving body's box or a fixed frame's (grid boxes: a superset).
-    fn reaches_others(&self, bodies: &crate::grid::CellList<D>, b: &Aabb<D>, rank: u32) -> bool {
-        let mut hit = false;
-        bodies.query(b, |r| hit |= r != rank);
-        if !hit {
-            self.static_grid.query(b, |_| hit = true);
+    /// For each large moving body, the other moving bodies whose boxes its
+    /// box reaches (`body_links`, by rank) and the fixed frames it reaches
+    /// (`body_fixed`, or [`FIXED_MANY`] alone when there are more than
+    /// [`FIXED_FEW`]): a frame of the body can only pair with those. Small
+    /// bodies' frames all enter the list; they get no links.
+    fn link_large_bodies(&mut self, bodies: &crate::grid::CellList<D>) {
+        self.body_links.clear();
+        self.body_link_starts.clear();
+        self.body_link_starts.push(0);
+        self.body_fixed.clear();
+        self.body_fixed_starts.clear();
+        self.body_fixed_starts.push(0);
+        for (r, b) in self.body_boxes.iter().enumerate() {
+            if self.body_frames[r] >= LARGE_BODY {
+                bodies.query(b, |o| {
+                    if o as usize != r {
+                        self.body_links.push(o);
+                    }
+                });
+                let from = self.body_fixed.len();
+                self.static_grid.query(b, |k| self.body_fixed.push(k));
+                if self.body_fixed.len() - from > FIXED_FEW {
+                    self.body_fixed.truncate(from);
+                    self.body_fixed.push(FIXED_MANY);
+                }
+            }
+            self.body_link_starts.push(self.body_links.len() as u32);
+            self.body_fixed_starts.push(self.body_fixed.len() as u32);
         }
-        hit
     }
 
     /// Steps 4–6: candidates, FMB, contacts in deterministic order.
