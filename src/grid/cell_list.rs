@@ -479,17 +479,51 @@ impl<const D: usize> CellList<D> {
                 }
                 continue;
             }
-            for_each_cell(&lo, &hi, |cell| {
-                for p in self.bucket_of(&cell, l) {
-                    if self.slots[p].is(&cell, l) && hit(p) {
-                        f(self.items[p]);
-                    }
+            self.visit_cells(&lo, &hi, l, |p| {
+                if hit(p) {
+                    f(self.items[p]);
                 }
             });
         }
         for p in self.huge..self.len() {
             if hit(p) {
                 f(self.items[p]);
+            }
+        }
+    }
+
+    /// Calls `f(p)` for each slot `p` of the cells `lo..=hi` of level `l`.
+    /// Up to 27 cells, every bucket's bounds are read before any slot, so
+    /// the cache misses of a large list overlap instead of queueing.
+    #[inline(always)]
+    fn visit_cells(&self, lo: &[i32; D], hi: &[i32; D], l: u32, mut f: impl FnMut(usize)) {
+        const BATCH: usize = 27;
+        if cell_count(lo, hi) > BATCH as u64 {
+            for_each_cell(lo, hi, |cell| {
+                for p in self.bucket_of(&cell, l) {
+                    if self.slots[p].is(&cell, l) {
+                        f(p);
+                    }
+                }
+            });
+            return;
+        }
+        let mut cells = [[0i32; D]; BATCH];
+        let mut n = 0;
+        for_each_cell(lo, hi, |cell| {
+            cells[n] = cell;
+            n += 1;
+        });
+        let mut ranges = [(0u32, 0u32); BATCH];
+        for (r, cell) in ranges.iter_mut().zip(&cells[..n]) {
+            let k = bucket(cell, l, self.mask);
+            *r = (self.starts[k], self.starts[k + 1]);
+        }
+        for (&(from, to), cell) in ranges.iter().zip(&cells[..n]) {
+            for p in from as usize..to as usize {
+                if self.slots[p].is(cell, l) {
+                    f(p);
+                }
             }
         }
     }
