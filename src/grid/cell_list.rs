@@ -150,6 +150,20 @@ pub(crate) struct CellList<const D: usize> {
     huge: usize,
     /// Build scratch: each slot's bucket, then its place.
     dest: Vec<u32>,
+    /// Cover entries: each slot above the finest occupied level once in
+    /// every cell its box overlaps on its level, for the look-ups from
+    /// finer levels, hashed like the slots (`cover_starts`, `cover_mask`).
+    cover: Vec<Cover<D>>,
+    cover_starts: Vec<u32>,
+    cover_mask: u64,
+}
+
+/// A slot listed in one cell it overlaps (see `CellList::cover`).
+#[derive(Clone, Copy, Debug)]
+struct Cover<const D: usize> {
+    cell: [i32; D],
+    level: u32,
+    slot: u32,
 }
 
 impl<const D: usize> Default for CellList<D> {
@@ -169,6 +183,9 @@ impl<const D: usize> Default for CellList<D> {
             reach: [[0.0; D]; MAX_LEVELS],
             huge: 0,
             dest: Vec::new(),
+            cover: Vec::new(),
+            cover_starts: Vec::new(),
+            cover_mask: 0,
         }
     }
 }
@@ -299,6 +316,69 @@ impl<const D: usize> CellList<D> {
         }
         self.starts[0] = 0;
         self.permute(grouped);
+        self.build_cover();
+    }
+
+    /// The cover entries of the slots above the finest occupied level, by
+    /// counting sort into their own table.
+    fn build_cover(&mut self) {
+        let finest = self.occupied.trailing_zeros();
+        let coarse = |s: &Slot<D>| s.level() != HUGE && s.level() > finest;
+        let count = |s: &Slot<D>| 1usize << s.spans().count_ones();
+        let total: usize = self.slots[..self.huge].iter().filter(|s| coarse(s)).map(count).sum();
+        let buckets = total.max(1).next_power_of_two();
+        self.cover_mask = buckets as u64 - 1;
+        self.cover_starts.clear();
+        self.cover_starts.resize(buckets + 1, 0);
+        reserve_exact(&mut self.cover, total);
+        if total == 0 {
+            return;
+        }
+        self.cover.resize(total, Cover { cell: [0; D], level: 0, slot: 0 });
+        for s in self.slots[..self.huge].iter().filter(|s| coarse(s)) {
+            let (lo, hi) = (s.cell, std::array::from_fn(|k| s.cell[k] + ((s.spans() >> k) & 1) as i32));
+            for_each_cell(&lo, &hi, |c| self.cover_starts[bucket(&c, s.level(), self.cover_mask) + 1] += 1);
+        }
+        for k in 0..buckets {
+            self.cover_starts[k + 1] += self.cover_starts[k];
+        }
+        for (p, s) in self.slots[..self.huge].iter().enumerate().filter(|(_, s)| coarse(s)) {
+            let (lo, hi) = (s.cell, std::array::from_fn(|k| s.cell[k] + ((s.spans() >> k) & 1) as i32));
+            for_each_cell(&lo, &hi, |c| {
+                let k = bucket(&c, s.level(), self.cover_mask);
+                let at = self.cover_starts[k] as usize;
+                self.cover_starts[k] += 1;
+                self.cover[at] = Cover { cell: c, level: s.level(), slot: p as u32 };
+            });
+        }
+        for k in (1..=buckets).rev() {
+            self.cover_starts[k] = self.cover_starts[k - 1];
+        }
+        self.cover_starts[0] = 0;
+    }
+
+    /// Calls `f(q)` for each slot `q` of level `l` whose box overlaps the
+    /// rounded box `min..max` (cells `lo..=hi` of level `l`), once: through
+    /// the cover entries, in the cell holding the overlap's minimum corner.
+    /// Level `l` must be above the finest occupied one.
+    #[inline(always)]
+    fn covering(&self, min: &[f32; D], max: &[f32; D], lo: &[i32; D], hi: &[i32; D], l: u32, mut f: impl FnMut(usize)) {
+        let inv = self.size.inv(l as usize);
+        for_each_cell(lo, hi, |cell| {
+            let k = bucket(&cell, l, self.cover_mask);
+            for e in &self.cover[self.cover_starts[k] as usize..self.cover_starts[k + 1] as usize] {
+                if e.level != l || e.cell != cell {
+                    continue;
+                }
+                let q = e.slot as usize;
+                let (a, b) = (&self.min[q], &self.max[q]);
+                let overlap = (0..D).fold(true, |o, k| o & (a[k] <= max[k]) & (min[k] <= b[k]));
+                // The overlap's minimum corner lies in exactly one cell.
+                if overlap && (0..D).all(|k| floor_i32(f64::from(a[k].max(min[k])) * inv) == cell[k]) {
+                    f(q);
+                }
+            }
+        });
     }
 
     /// Moves every slot to `dest`, in place along the permutation's cycles:
@@ -416,21 +496,18 @@ impl<const D: usize> CellList<D> {
                 }
             }
         }
-        // Coarser levels: a coarser box overlapping this one has its cell in
-        // `[cell(min) - 1, cell(max)]` of its level, per axis (from
-        // `cell(min)` when no box of the level reaches back).
+        // Coarser levels: through their cover entries, in the 1–8 cells of
+        // that level this box overlaps.
         let mut coarser = if level + 1 >= 64 { 0 } else { self.occupied & (u64::MAX << (level + 1)) };
+        let span_hi: [i32; D] = std::array::from_fn(|k| s.cell[k] + ((spans >> k) & 1) as i32);
         while coarser != 0 {
             let l = coarser.trailing_zeros();
             coarser &= coarser - 1;
             let up = (l - level) as usize;
-            let lo = self.low_cells(&self.min[p], l);
-            let hi = parent(&std::array::from_fn(|k| s.cell[k] + ((spans >> k) & 1) as i32), up);
-            for_each_cell(&lo, &hi, |cell| {
-                for q in self.bucket_of(&cell, l) {
-                    if self.slots[q].is(&cell, l) && self.pairs(p, q) {
-                        f(q);
-                    }
+            let (lo, hi) = (parent(&s.cell, up), parent(&span_hi, up));
+            self.covering(&self.min[p], &self.max[p], &lo, &hi, l, |q| {
+                if self.groups.is_empty() || self.groups[p] != self.groups[q] {
+                    f(q);
                 }
             });
         }
@@ -467,8 +544,17 @@ impl<const D: usize> CellList<D> {
             let l = levels.trailing_zeros();
             levels &= levels - 1;
             let inv = self.size.inv(l as usize);
-            let lo = self.low_cells(&qmin, l);
             let hi: [i32; D] = std::array::from_fn(|k| floor_i32(f64::from(qmax[k]) * inv));
+            if l > self.occupied.trailing_zeros() {
+                // Above the finest level: the query's own cells, through the
+                // cover entries (unless a huge query over fine cells).
+                let own: [i32; D] = std::array::from_fn(|k| floor_i32(f64::from(qmin[k]) * inv));
+                if cell_count(&own, &hi) <= self.cover.len() as u64 {
+                    self.covering(&qmin, &qmax, &own, &hi, l, |p| f(self.items[p]));
+                    continue;
+                }
+            }
+            let lo = self.low_cells(&qmin, l);
             if cell_count(&lo, &hi) > self.huge as u64 {
                 // A query larger than the list (a huge box over fine cells):
                 // test every slot of the level instead, each once.
@@ -545,6 +631,8 @@ impl<const D: usize> CellList<D> {
         self.slots.capacity() * size_of::<Slot<D>>()
             + (self.min.capacity() + self.max.capacity()) * size_of::<[f32; D]>()
             + (self.items.capacity() + self.groups.capacity() + self.starts.capacity() + self.dest.capacity()) * 4
+            + self.cover.capacity() * size_of::<Cover<D>>()
+            + self.cover_starts.capacity() * 4
     }
 }
 
