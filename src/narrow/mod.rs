@@ -225,13 +225,18 @@ fn canonical<'f, const D: usize>(a: &'f Frame<D>, b: &'f Frame<D>) -> (&'f Frame
     if order(a, b) == Ordering::Greater { (b, a) } else { (a, b) }
 }
 
+/// Kind (tetrahedron first), then origin, components and velocity, number
+/// by number in `total_cmp` order: a total order, decided by the first
+/// origin coordinate for almost every pair.
 fn order<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Ordering {
     let kind_rank = |f: &Frame<D>| u8::from(f.kind() == FrameKind::Cuboid);
-    let numbers = |f: &Frame<D>| {
-        let (o, c, v) = (f.origin(), f.components(), f.velocity());
-        o.into_iter().chain(c.into_iter().flatten()).chain(v)
+    let first_difference = |x: &[f64], y: &[f64]| {
+        x.iter().zip(y).map(|(x, y)| x.total_cmp(y)).find(|o| o.is_ne()).unwrap_or(Ordering::Equal)
     };
-    kind_rank(a).cmp(&kind_rank(b)).then_with(|| {
-        numbers(a).zip(numbers(b)).map(|(x, y)| x.total_cmp(&y)).find(|o| o.is_ne()).unwrap_or(Ordering::Equal)
-    })
+    let (ca, cb) = (a.components(), b.components());
+    kind_rank(a)
+        .cmp(&kind_rank(b))
+        .then_with(|| first_difference(&a.origin(), &b.origin()))
+        .then_with(|| first_difference(ca.as_flattened(), cb.as_flattened()))
+        .then_with(|| first_difference(&a.velocity(), &b.velocity()))
 }
