@@ -359,7 +359,7 @@ impl<const D: usize> World<D> {
         // The store follows the cell list's slot order: after the first
         // step since the bodies changed, then every `RESORT_STEPS` steps.
         self.unsorted_steps = self.unsorted_steps.wrapping_add(1);
-        if self.moving_fresh && (self.unsorted_steps == 1 || self.unsorted_steps % RESORT_STEPS == 0) {
+        if self.moving_fresh && (self.unsorted_steps == 1 || self.unsorted_steps.is_multiple_of(RESORT_STEPS)) {
             self.follow_slot_order();
         }
     }
