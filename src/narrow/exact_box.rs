@@ -487,3 +487,71 @@ pub(crate) fn swept_box<const D: usize>(
     edge_crossings(a, &va, b, &vb[0], &mut out);
     (!out.is_empty()).then_some(out)
 }
+
+/// Local coordinates (in the other frame, `rel` being `f` seen from it) of
+/// `f`'s vertex extreme along `+e_k` (`sign = 1`) or `-e_k` (`sign = -1`),
+/// at the end of the step where that vertex reaches furthest.
+#[inline(always)]
+fn extreme_local<const D: usize>(f: &Frame<D>, rel: &Relative<D>, k: usize, sign: f64) -> [f64; D] {
+    let c = f.components();
+    let t = if sign * f.velocity()[k] > 0.0 { 1.0 } else { 0.0 };
+    let mut y = add_scaled(&rel.o, t, &rel.v);
+    match f.kind() {
+        FrameKind::Cuboid => {
+            for i in 0..D {
+                if sign * c[i][k] > 0.0 {
+                    y = add(&y, &rel.c[i]);
+                }
+            }
+        }
+        FrameKind::Tetrahedron => {
+            let (mut best, mut at) = (0.0, D);
+            for i in 0..D {
+                if sign * c[i][k] > best {
+                    best = sign * c[i][k];
+                    at = i;
+                }
+            }
+            if at < D {
+                y = add(&y, &rel.c[at]);
+            }
+        }
+    }
+    y
+}
+
+/// The frames' common box, with a bit per side (`2k` for `min[k]`,
+/// `2k + 1` for `max[k]`) set when that side is certified exact: the frame
+/// whose box defines it has its extreme vertex (at the end of the step where
+/// it is extreme) inside the other frame, so that vertex belongs to the
+/// intersection (`ab`, `ba` as for [`static_box`]).
+#[inline(always)]
+pub(crate) fn certify<const D: usize>(
+    a: &Frame<D>,
+    b: &Frame<D>,
+    ab: &Relative<D>,
+    ba: &Relative<D>,
+) -> (Aabb<D>, u32) {
+    let (ba_box, bb_box) = (a.aabb(), b.aabb());
+    let mut out = Aabb::EMPTY;
+    let mut mask = 0;
+    for k in 0..D {
+        let y = if ba_box.min[k] >= bb_box.min[k] {
+            out.min[k] = ba_box.min[k];
+            outcode(&extreme_local(a, ba, k, -1.0), b.kind())
+        } else {
+            out.min[k] = bb_box.min[k];
+            outcode(&extreme_local(b, ab, k, -1.0), a.kind())
+        };
+        mask |= u32::from(y == 0) << (2 * k);
+        let y = if ba_box.max[k] <= bb_box.max[k] {
+            out.max[k] = ba_box.max[k];
+            outcode(&extreme_local(a, ba, k, 1.0), b.kind())
+        } else {
+            out.max[k] = bb_box.max[k];
+            outcode(&extreme_local(b, ab, k, 1.0), a.kind())
+        };
+        mask |= u32::from(y == 0) << (2 * k + 1);
+    }
+    (out, mask)
+}

@@ -6,7 +6,9 @@
 //! inequality system (`system.rs`), whose first rows reject most separated
 //! pairs → a vertex witness (a vertex of one frame well inside the other
 //! proves the overlap at once) → Fourier–Motzkin elimination
-//! (`elimination.rs`) → for [`intersect`], the exact box from the
+//! (`elimination.rs`) → for [`intersect`], the exact box: side by side by a
+//! tiny dual simplex (`box_lp.rs`) for moving pairs and static pairs of
+//! parallelepipeds, otherwise (or if the simplex gives up) from the
 //! intersection's vertices (`exact_box.rs`).
 //!
 //! # Touching policy
@@ -16,6 +18,8 @@
 //! order. Configurations within about 1e-12 (relative to the frames' scale)
 //! of touching count as touching.
 
+#[doc(hidden)]
+pub mod box_lp;
 mod elimination;
 mod exact_box;
 mod relative;
@@ -97,6 +101,44 @@ pub fn overlaps<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
 /// # Ok::<(), fmbgrid::FrameError>(())
 /// ```
 pub fn intersect<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Intersection<D>> {
+    intersect_with(a, b, true)
+}
+
+/// [`intersect`] with the box always taken from the full vertex enumeration
+/// (no fast path): the reference the fast paths are measured against.
+#[doc(hidden)]
+pub fn intersect_enumerated<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Intersection<D>> {
+    intersect_with(a, b, false)
+}
+
+/// Research statistics: whether [`intersect`]'s box of an intersecting
+/// pair comes from the fast path: bit 31 when the simplex gave every side,
+/// and a bit per side certified by a vertex (see `exact_box::certify`).
+#[doc(hidden)]
+pub fn box_fast_path<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> u32 {
+    let (a, b) = canonical(a, b);
+    let (ab, ba) = (Relative::new(a, b), Relative::new(b, a));
+    let lp = quick_box(a, b, &ab, &ba, !relative_velocity_is_zero(a, b)).is_some();
+    exact_box::certify(a, b, &ab, &ba).1 | u32::from(lp) << 31
+}
+
+/// The box by the per-side simplex (`box_lp`), where it is cheaper than the
+/// enumeration: moving pairs, and static pairs of parallelepipeds (a simplex
+/// has few vertices and edges to clip). `None`: use the enumeration.
+#[inline(always)]
+fn quick_box<const D: usize>(
+    a: &Frame<D>,
+    b: &Frame<D>,
+    ab: &Relative<D>,
+    ba: &Relative<D>,
+    moving: bool,
+) -> Option<Aabb<D>> {
+    let cuboids = a.kind() == FrameKind::Cuboid && b.kind() == FrameKind::Cuboid;
+    if moving || cuboids { box_lp::lp_box(a, b, ab, ba, moving) } else { None }
+}
+
+#[inline(always)]
+fn intersect_with<const D: usize>(a: &Frame<D>, b: &Frame<D>, fast: bool) -> Option<Intersection<D>> {
     if !a.aabb().intersects(&b.aabb()) {
         return None;
     }
@@ -108,10 +150,14 @@ pub fn intersect<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Intersect
         let mut ba = None;
         static_decision(a, b, &ab, &mut ba).ok()?;
         let ba = ba.unwrap_or_else(|| Relative::new(b, a));
-        (exact_box::static_box(a, b, &ab, &ba).map(|bx| bx.swept(&a.velocity())), [0.0, 1.0])
+        let quick = if fast { quick_box(a, b, &ab, &ba, false) } else { None };
+        let aabb = quick.or_else(|| exact_box::static_box(a, b, &ab, &ba).map(|bx| bx.swept(&a.velocity())));
+        (aabb, [0.0, 1.0])
     } else {
         let time = moving_interval(a, &ab).ok()?;
-        (exact_box::swept_box(a, b, &ab, &Relative::new(b, a)), time)
+        let ba = Relative::new(b, a);
+        let quick = if fast { quick_box(a, b, &ab, &ba, true) } else { None };
+        (quick.or_else(|| exact_box::swept_box(a, b, &ab, &ba)), time)
     };
     // The vertices of an intersection with an interior cannot all be lost to
     // round-off, but if they were, the frames' common box is a safe answer.

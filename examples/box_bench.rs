@@ -1,0 +1,208 @@
+//! Research harness for the exact box of `intersect`: seeded random
+//! intersecting pairs per class, either run through one function (for
+//! `valgrind --tool=callgrind --toggle-collect='*box_bench*run_mode*'`,
+//! instructions per pair) or checked against the full vertex enumeration.
+//!
+//! `cargo run --release --example box_bench -- MODE CLASS N [SEED]`
+//! * MODE: `interval` (`overlap_interval`), `intersect`, `enumerated`
+//!   (`intersect` with the box of the full enumeration), `none` (the loop
+//!   alone), `check` (new against enumerated, both orders bit for bit);
+//! * CLASS: `{2,3}{s,m}-{cc,tt,ct}` (oriented boxes / simplices of the
+//!   world's scenes, static or moving by velocity/60), `p{2,3}{s,m}` (the
+//!   paper's ±100 frames, AABB-overlapping pairs, mixed kinds), or `all`
+//!   (check mode only).
+
+use std::hint::black_box;
+
+use fmbgrid::narrow::{box_fast_path, intersect_enumerated};
+use fmbgrid::{Frame, FrameKind, intersect, overlap_interval};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const SPEED: f64 = 3.0;
+const DT: f64 = 1.0 / 60.0;
+
+fn rotation3(rng: &mut ChaCha8Rng) -> [[f64; 3]; 3] {
+    use std::f64::consts::TAU;
+    let (u1, u2, u3): (f64, f64, f64) = (rng.random(), rng.random(), rng.random());
+    let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
+    let (x, y, z, w) = (a * (TAU * u2).sin(), a * (TAU * u2).cos(), b * (TAU * u3).sin(), b * (TAU * u3).cos());
+    [
+        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)],
+        [2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)],
+        [2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)],
+    ]
+}
+
+/// Components of a shape like the world scenes': 3D oriented box (half
+/// extents 0.5–1.5) or its corner simplex; 2D sheared parallelogram or
+/// triangle (sides 1–3, 45°–135°).
+fn components<const D: usize>(rng: &mut ChaCha8Rng) -> [[f64; D]; D] {
+    let mut c = [[0.0; D]; D];
+    if D == 3 {
+        let r = rotation3(rng);
+        for i in 0..3 {
+            let len = 2.0 * rng.random_range(0.5..1.5);
+            for k in 0..3 {
+                c[i][k] = len * r[i][k];
+            }
+        }
+    } else {
+        let phi: f64 = rng.random_range(0.0..std::f64::consts::TAU);
+        let shear: f64 = rng.random_range(std::f64::consts::FRAC_PI_4..3.0 * std::f64::consts::FRAC_PI_4);
+        let (l0, l1) = (rng.random_range(1.0..3.0), rng.random_range(1.0..3.0));
+        c[0][0] = l0 * phi.cos();
+        c[0][1] = l0 * phi.sin();
+        c[1][0] = l1 * (phi + shear).cos();
+        c[1][1] = l1 * (phi + shear).sin();
+    }
+    c
+}
+
+fn shape<const D: usize>(rng: &mut ChaCha8Rng, kind: FrameKind, spread: f64, moving: bool) -> Frame<D> {
+    let center: [f64; D] = std::array::from_fn(|_| rng.random_range(-spread..spread));
+    let c = components::<D>(rng);
+    let weight = if kind == FrameKind::Cuboid { 0.5 } else { 1.0 / (D as f64 + 1.0) };
+    let origin = std::array::from_fn(|k| center[k] - weight * (0..D).map(|i| c[i][k]).sum::<f64>());
+    let f = Frame::new(kind, origin, c).expect("well-formed shape");
+    if moving { f.with_velocity(std::array::from_fn(|_| rng.random_range(-SPEED..SPEED) * DT)).unwrap() } else { f }
+}
+
+fn paper<const D: usize>(rng: &mut ChaCha8Rng, moving: bool) -> Frame<D> {
+    loop {
+        let kind = if rng.random::<bool>() { FrameKind::Cuboid } else { FrameKind::Tetrahedron };
+        let mut v = || std::array::from_fn(|_| rng.random_range(-100.0..100.0));
+        let (o, c, vel) = (v(), std::array::from_fn(|_| v()), v());
+        if let Ok(f) = Frame::new(kind, o, c) {
+            return if moving { f.with_velocity(vel).unwrap() } else { f };
+        }
+    }
+}
+
+/// `n` intersecting pairs of `class`.
+fn pairs<const D: usize>(class: &str, n: usize, seed: u64) -> Vec<(Frame<D>, Frame<D>)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let moving = class.as_bytes()[if class.starts_with('p') { 2 } else { 1 }] == b'm';
+    let kinds = |k: u8| if k == b'c' { FrameKind::Cuboid } else { FrameKind::Tetrahedron };
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let (a, b) = if class.starts_with('p') {
+            (paper::<D>(&mut rng, moving), paper::<D>(&mut rng, moving))
+        } else {
+            let k = &class.as_bytes()[3..5];
+            let spread = if D == 3 { 2.0 } else { 1.75 };
+            (shape::<D>(&mut rng, kinds(k[0]), spread, moving), shape::<D>(&mut rng, kinds(k[1]), spread, moving))
+        };
+        if intersect_enumerated(&a, &b).is_some() {
+            out.push((a, b));
+        }
+    }
+    out
+}
+
+#[inline(never)]
+fn run_mode<const D: usize>(mode: &str, ps: &[(Frame<D>, Frame<D>)]) -> f64 {
+    let mut acc = 0.0;
+    match mode {
+        "interval" => {
+            for (a, b) in ps {
+                acc += overlap_interval(black_box(a), black_box(b)).map_or(0.0, |t| t[0]);
+            }
+        }
+        "intersect" => {
+            for (a, b) in ps {
+                acc += intersect(black_box(a), black_box(b)).map_or(0.0, |h| h.aabb.min[0]);
+            }
+        }
+        "enumerated" => {
+            for (a, b) in ps {
+                acc += intersect_enumerated(black_box(a), black_box(b)).map_or(0.0, |h| h.aabb.min[0]);
+            }
+        }
+        "none" => {
+            for (a, b) in ps {
+                acc += black_box(a).origin()[0] + black_box(b).origin()[0];
+            }
+        }
+        _ => panic!("unknown mode {mode}"),
+    }
+    acc
+}
+
+fn bits<const D: usize>(h: &Option<fmbgrid::Intersection<D>>) -> Vec<u64> {
+    h.iter().flat_map(|h| h.aabb.min.iter().chain(&h.aabb.max).chain(&h.time).map(|x| x.to_bits())).collect()
+}
+
+/// New box against the enumeration: largest difference relative to the
+/// frames' scale, and the number of asymmetric results (must be 0).
+fn check<const D: usize>(class: &str, ps: &[(Frame<D>, Frame<D>)]) -> (f64, usize, f64) {
+    let (mut worst, mut asym, mut worst_at, mut fast, mut sides) = (0.0f64, 0usize, 0usize, 0usize, 0usize);
+    for (idx, (a, b)) in ps.iter().enumerate() {
+        let mask = box_fast_path(a, b);
+        fast += usize::from(mask >> 31 == 1);
+        sides += (mask & 0xff).count_ones() as usize;
+        let (new, back, reference) = (intersect(a, b), intersect(b, a), intersect_enumerated(a, b));
+        if bits(&new) != bits(&back) {
+            asym += 1;
+        }
+        let (Some(new), Some(reference)) = (new, reference) else {
+            panic!("{class} #{idx}: one method misses the intersection")
+        };
+        assert_eq!(new.time, reference.time);
+        let u = a.aabb().union(&b.aabb());
+        let scale = (0..D).map(|k| (u.max[k] - u.min[k]).max(u.max[k].abs()).max(u.min[k].abs())).fold(0.0, f64::max);
+        for k in 0..D {
+            let d =
+                (new.aabb.min[k] - reference.aabb.min[k]).abs().max((new.aabb.max[k] - reference.aabb.max[k]).abs());
+            if d / scale > worst {
+                worst = d / scale;
+                worst_at = idx;
+            }
+        }
+    }
+    if worst > 1e-9 {
+        let (a, b) = &ps[worst_at];
+        eprintln!(
+            "{class}: worst pair #{worst_at}: {a:?}\n{b:?}\nnew {:?}\nref {:?}",
+            intersect(a, b),
+            intersect_enumerated(a, b)
+        );
+    }
+    #[cfg(feature = "box-stats")]
+    {
+        let piv = fmbgrid::narrow::box_lp::PIVOTS.swap(0, std::sync::atomic::Ordering::Relaxed);
+        println!("{class}: pivots per pair {:.2}", piv as f64 / ps.len() as f64 / 3.0);
+    }
+    println!("{class}: mean certified sides {:.2} of {}", sides as f64 / ps.len() as f64, 2 * D);
+    (worst, asym, fast as f64 / ps.len() as f64)
+}
+
+fn class_dim(class: &str) -> u8 {
+    class.as_bytes()[if class.starts_with('p') { 1 } else { 0 }]
+}
+
+const CLASSES: [&str; 16] = [
+    "3s-cc", "3m-cc", "3s-tt", "3m-tt", "3s-ct", "3m-ct", "2s-cc", "2m-cc", "2s-tt", "2m-tt", "2s-ct", "2m-ct", "p3s",
+    "p3m", "p2s", "p2m",
+];
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mode = args.first().map_or("check", String::as_str);
+    let class = args.get(1).map_or("all", String::as_str);
+    let n: usize = args.get(2).map_or(20_000, |s| s.parse().expect("N"));
+    let seed: u64 = args.get(3).map_or(1, |s| s.parse().expect("SEED"));
+    let classes: Vec<&str> = if class == "all" { CLASSES.to_vec() } else { vec![class] };
+    for class in classes {
+        let seed = seed.wrapping_mul(1000).wrapping_add(CLASSES.iter().position(|c| *c == class).unwrap_or(99) as u64);
+        let report = |(worst, asym, fast): (f64, usize, f64)| {
+            println!("{class}: {n} pairs, fast path {:.1}%, max rel diff {worst:.3e}, asymmetric {asym}", 100.0 * fast)
+        };
+        match (mode, class_dim(class)) {
+            ("check", b'3') => report(check(class, &pairs::<3>(class, n, seed))),
+            ("check", _) => report(check(class, &pairs::<2>(class, n, seed))),
+            (_, b'3') => println!("{}", run_mode(mode, &pairs::<3>(class, n, seed))),
+            (_, _) => println!("{}", run_mode(mode, &pairs::<2>(class, n, seed))),
+        }
+    }
+}

@@ -1,0 +1,336 @@
+//! The exact box of an intersection, side by side, by a tiny dual simplex.
+//!
+//! Each side of the box is a linear program: maximise `±x_k` over the
+//! contact polytope `P` (moving: `{(x, t) : x ∈ A(t) ∩ B(t), t ∈ [0, 1]}`,
+//! static: `A ∩ B`). It is written in the local coordinates `z` of one frame
+//! `F` (and `t`), all in `[0, 1]`, with one row per face slab of the other
+//! frame `G` (its local coordinates, also in `[0, 1]`) and, for a simplex,
+//! the sum rows: at most 4 variables and 5 rows, every bound `0` or `1`.
+//!
+//! Dropping the rows, the optimum is `F`'s extreme vertex (at the end of the
+//! step where it is extreme), which makes a dual-feasible start: the dual
+//! simplex then only repairs the rows that vertex violates, usually in one
+//! or two pivots. `F` is the frame whose own box defines the side of the
+//! frames' common box, so a vertex already inside `G` (the most common
+//! optimum) costs no pivot at all.
+//!
+//! The pivots work on a 5 × 4 dictionary; the optimum is evaluated at the
+//! primal point of the final basis and clamped to the common box. When a
+//! pivot is too small to trust, or a side takes more than [`MAX_PIVOTS`]
+//! (degenerate cycling), the caller falls back to the vertex enumeration.
+
+use super::relative::Relative;
+use crate::aabb::Aabb;
+use crate::frame::{Frame, FrameKind};
+use crate::math::{fmax, fmin};
+
+/// Research counter: pivots made (with the `box-stats` feature).
+#[cfg(feature = "box-stats")]
+pub static PIVOTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A row is violated when it leaves `[0, 1]` by more than this (local units,
+/// as the enumeration's clipping slack).
+const FEASIBLE: f64 = 1e-12;
+
+/// Pivots smaller than this fraction of their row are round-off.
+const TINY_PIVOT: f64 = 1e-11;
+
+/// Most pivots per side before giving up.
+const MAX_PIVOTS: usize = 12;
+
+/// The rows of `F`'s program: row `r` is `b[r] + t[r] · z`, in `[0, 1]`,
+/// over `N` variables (`D`, plus `t` when moving) and `M` rows (`D`, plus one
+/// per simplex in the pair).
+#[derive(Clone, Copy)]
+struct Program<const N: usize, const M: usize> {
+    b: [f64; M],
+    t: [[f64; N]; M],
+    /// `F` is a simplex: its sum row is the last.
+    f_simplex: bool,
+    /// `D`.
+    dims: usize,
+}
+
+impl<const N: usize, const M: usize> Program<N, M> {
+    /// The program of `F` (of kind `f_kind`) against `G` (of kind `g_kind`),
+    /// `rel` being `F` seen from `G`; `N > D` adds `t` as variable `D`.
+    #[inline(always)]
+    fn new<const D: usize>(f_kind: FrameKind, rel: &Relative<D>, g_kind: FrameKind) -> Self {
+        let f_simplex = f_kind == FrameKind::Tetrahedron;
+        let mut p = Program { b: [0.0; M], t: [[0.0; N]; M], f_simplex, dims: D };
+        for j in 0..D {
+            p.b[j] = rel.o[j];
+            for i in 0..D {
+                p.t[j][i] = rel.c[i][j];
+            }
+            if N > D {
+                p.t[j][D] = rel.v[j];
+            }
+        }
+        let mut m = D;
+        if g_kind == FrameKind::Tetrahedron {
+            for j in 0..D {
+                p.b[m] += p.b[j];
+                for i in 0..N {
+                    p.t[m][i] += p.t[j][i];
+                }
+            }
+            m += 1;
+        }
+        if f_kind == FrameKind::Tetrahedron {
+            p.t[m][..D].fill(1.0);
+        }
+        p
+    }
+
+    /// Exchanges basic row `r` and nonbasic variable `j` in the dictionary
+    /// `b + t · x_N` and the reduced costs `d`.
+    #[inline(always)]
+    fn pivot(b: &mut [f64; M], t: &mut [[f64; N]; M], d: &mut [f64; N], r: usize, j: usize) {
+        let ip = 1.0 / t[r][j];
+        let mut row = [0.0; N];
+        for l in 0..N {
+            row[l] = -t[r][l] * ip;
+        }
+        row[j] = ip;
+        let br = -b[r] * ip;
+        for i in 0..M {
+            if i == r {
+                continue;
+            }
+            let f = t[i][j];
+            t[i][j] = 0.0;
+            for l in 0..N {
+                t[i][l] += f * row[l];
+            }
+            b[i] += f * br;
+        }
+        let f = d[j];
+        d[j] = 0.0;
+        for l in 0..N {
+            d[l] += f * row[l];
+        }
+        t[r] = row;
+        b[r] = br;
+    }
+
+    /// For a simplex `F`, the coordinate of its extreme vertex for the
+    /// objective `d` when that vertex is not the origin.
+    #[inline(always)]
+    fn simplex_top(&self, d: &[f64; N]) -> Option<usize> {
+        if !self.f_simplex {
+            return None;
+        }
+        let (mut best, mut top) = (0.0, None);
+        for i in 0..self.dims {
+            if d[i] > best {
+                best = d[i];
+                top = Some(i);
+            }
+        }
+        top
+    }
+
+    /// Maximum of `d · z` over the program, as the optimal `z`; `None` when
+    /// the simplex cannot be trusted (tiny pivot, cycling, round-off
+    /// infeasibility).
+    #[inline(always)]
+    fn maximise(&self, mut d: [f64; N]) -> Option<[f64; N]> {
+        let (mut b, mut t) = (self.b, self.t);
+        // Variable ids: `z_i` is `i`, row `r` is `N + r`.
+        let mut nonbasic: [usize; N] = std::array::from_fn(|j| j);
+        let mut basic: [usize; M] = std::array::from_fn(|r| N + r);
+        let mut val: [f64; N] = std::array::from_fn(|j| if d[j] > 0.0 { 1.0 } else { 0.0 });
+        if let Some(top) = self.simplex_top(&d) {
+            // `F` is a simplex: start from its extreme vertex `e_top`, the
+            // sum row at its upper bound and `X_top` basic in its place
+            // (dual feasible: every other `d_i <= d_top`).
+            let r = M - 1;
+            Self::pivot(&mut b, &mut t, &mut d, r, top);
+            std::mem::swap(&mut basic[r], &mut nonbasic[top]);
+            for i in 0..N {
+                if i < self.dims && i != top {
+                    val[i] = 0.0;
+                }
+            }
+            val[top] = 1.0;
+        }
+        let mut beta = [0.0; M];
+        for _ in 0..=MAX_PIVOTS {
+            // The most violated row leaves.
+            let (mut worst, mut leave) = (FEASIBLE, usize::MAX);
+            for r in 0..M {
+                let mut s = b[r];
+                for j in 0..N {
+                    s += t[r][j] * val[j];
+                }
+                beta[r] = s;
+                let v = fmax(-s, s - 1.0);
+                if v > worst {
+                    worst = v;
+                    leave = r;
+                }
+            }
+            if leave == usize::MAX {
+                let mut z = [0.0; N];
+                for j in 0..N {
+                    if nonbasic[j] < N {
+                        z[nonbasic[j]] = val[j];
+                    }
+                }
+                for r in 0..M {
+                    if basic[r] < N {
+                        z[basic[r]] = beta[r];
+                    }
+                }
+                return Some(z);
+            }
+            #[cfg(feature = "box-stats")]
+            PIVOTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let r = leave;
+            let up = beta[r] < 0.0;
+            // Dual ratio test: the entering variable keeps every reduced
+            // cost of the right sign.
+            let scale = t[r].iter().fold(0.0f64, |s, x| fmax(s, x.abs()));
+            let tiny = TINY_PIVOT * scale;
+            let (mut best, mut enter) = (f64::INFINITY, usize::MAX);
+            for j in 0..N {
+                let a = t[r][j];
+                let at_lower = val[j] == 0.0;
+                let ok = if up == at_lower { a > tiny } else { a < -tiny };
+                if ok {
+                    let ratio = d[j].abs() / a.abs();
+                    if ratio < best {
+                        best = ratio;
+                        enter = j;
+                    }
+                }
+            }
+            if enter == usize::MAX {
+                return None;
+            }
+            let j = enter;
+            Self::pivot(&mut b, &mut t, &mut d, r, j);
+            std::mem::swap(&mut basic[r], &mut nonbasic[j]);
+            val[j] = if up { 0.0 } else { 1.0 };
+        }
+        None
+    }
+}
+
+/// World coordinate `k` of `F`'s point of local coordinates `z` (and time
+/// `z[D]` when moving).
+#[inline(always)]
+fn world<const D: usize, const N: usize>(f: &Frame<D>, z: &[f64; N], k: usize) -> f64 {
+    let (o, c, v) = (f.origin(), f.components(), f.velocity());
+    let mut x = o[k];
+    for i in 0..D {
+        x += c[i][k] * z[i];
+    }
+    if N > D { x + v[k] * z[D] } else { x }
+}
+
+/// The frame's box over the step, `(-min, max)` per axis, from its data
+/// (not its cached box, whose rounding depends on how the frame was made).
+#[inline(always)]
+fn reach<const D: usize>(f: &Frame<D>) -> ([f64; D], [f64; D]) {
+    let (o, c, v) = (f.origin(), f.components(), f.velocity());
+    let mut lo: [f64; D] = std::array::from_fn(|k| fmax(-v[k], 0.0) - o[k]);
+    let mut hi: [f64; D] = std::array::from_fn(|k| fmax(v[k], 0.0) + o[k]);
+    match f.kind() {
+        FrameKind::Cuboid => {
+            for i in 0..D {
+                for k in 0..D {
+                    lo[k] += fmax(-c[i][k], 0.0);
+                    hi[k] += fmax(c[i][k], 0.0);
+                }
+            }
+        }
+        FrameKind::Tetrahedron => {
+            let (mut down, mut up) = ([0.0; D], [0.0; D]);
+            for i in 0..D {
+                for k in 0..D {
+                    down[k] = fmax(down[k], -c[i][k]);
+                    up[k] = fmax(up[k], c[i][k]);
+                }
+            }
+            for k in 0..D {
+                lo[k] += down[k];
+                hi[k] += up[k];
+            }
+        }
+    }
+    (lo, hi)
+}
+
+/// Box of `A ∩ B` (static: at rest relative to each other, then swept by
+/// their common velocity) or of the set swept by `A(t) ∩ B(t)` (moving),
+/// side by side; `None` when some side needs the enumeration.
+#[inline(always)]
+pub(crate) fn lp_box<const D: usize>(
+    a: &Frame<D>,
+    b: &Frame<D>,
+    ab: &Relative<D>,
+    ba: &Relative<D>,
+    moving: bool,
+) -> Option<Aabb<D>> {
+    let rows = D + usize::from(a.kind() == FrameKind::Tetrahedron) + usize::from(b.kind() == FrameKind::Tetrahedron);
+    match (D, moving, rows) {
+        (2, false, 2) => sized::<D, 2, 2>(a, b, ab, ba),
+        (2, false, 3) => sized::<D, 2, 3>(a, b, ab, ba),
+        (2, false, _) => sized::<D, 2, 4>(a, b, ab, ba),
+        (2, true, 2) => sized::<D, 3, 2>(a, b, ab, ba),
+        (2, true, 3) | (3, false, 3) => sized::<D, 3, 3>(a, b, ab, ba),
+        (2, true, _) | (3, false, 4) => sized::<D, 3, 4>(a, b, ab, ba),
+        (3, false, _) => sized::<D, 3, 5>(a, b, ab, ba),
+        (_, _, 3) => sized::<D, 4, 3>(a, b, ab, ba),
+        (_, _, 4) => sized::<D, 4, 4>(a, b, ab, ba),
+        _ => sized::<D, 4, 5>(a, b, ab, ba),
+    }
+}
+
+/// [`lp_box`] with `N` variables (`N > D`: moving) and `M` rows.
+#[inline(always)]
+fn sized<const D: usize, const N: usize, const M: usize>(
+    a: &Frame<D>,
+    b: &Frame<D>,
+    ab: &Relative<D>,
+    ba: &Relative<D>,
+) -> Option<Aabb<D>> {
+    let moving = N > D;
+    let prog_a = Program::<N, M>::new(a.kind(), ba, b.kind());
+    let prog_b = Program::<N, M>::new(b.kind(), ab, a.kind());
+    // Static pairs: the sides at rest, swept by the common velocity after.
+    let vel = a.velocity();
+    let mut out = Aabb::EMPTY;
+    let (ra, rb) = (reach(a), reach(b));
+    for k in 0..D {
+        for upper in [false, true] {
+            let sign = if upper { 1.0 } else { -1.0 };
+            // The frames' reach along `sign · e_k` over the step.
+            let (reach_a, reach_b) = if upper { (ra.1[k], rb.1[k]) } else { (ra.0[k], rb.0[k]) };
+            let (f, prog) = if reach_a <= reach_b { (a, &prog_a) } else { (b, &prog_b) };
+            let (c, v) = (f.components(), f.velocity());
+            let mut d = [0.0; N];
+            for i in 0..D {
+                d[i] = sign * c[i][k];
+            }
+            if moving {
+                d[D] = sign * v[k];
+            }
+            let z = prog.maximise(d)?;
+            let mut x = world(f, &z, k);
+            if !moving {
+                x += if upper { fmax(vel[k], 0.0) } else { fmin(vel[k], 0.0) };
+            }
+            // Round-off cannot take the side beyond both frames' reach.
+            let x = fmin(sign * x, fmin(reach_a, reach_b));
+            if upper {
+                out.max[k] = x;
+            } else {
+                out.min[k] = -x;
+            }
+        }
+    }
+    Some(out)
+}
