@@ -170,7 +170,7 @@ fn check<const D: usize>(class: &str, ps: &[(Frame<D>, Frame<D>)]) -> (f64, usiz
     }
     #[cfg(feature = "box-stats")]
     {
-        let piv = fmbgrid::narrow::box_lp::PIVOTS.swap(0, std::sync::atomic::Ordering::Relaxed);
+        let piv = fmbgrid::narrow::take_box_pivots();
         println!("{class}: pivots per pair {:.2}", piv as f64 / ps.len() as f64 / 3.0);
     }
     println!("{class}: mean certified sides {:.2} of {}", sides as f64 / ps.len() as f64, 2 * D);

@@ -26,7 +26,7 @@ use crate::math::{fmax, fmin};
 
 /// Research counter: pivots made (with the `box-stats` feature).
 #[cfg(feature = "box-stats")]
-pub static PIVOTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+pub(crate) static PIVOTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// A row is violated when it leaves `[0, 1]` by more than this (local units,
 /// as the enumeration's clipping slack).

@@ -18,8 +18,7 @@
 //! order. Configurations within about 1e-12 (relative to the frames' scale)
 //! of touching count as touching.
 
-#[doc(hidden)]
-pub mod box_lp;
+mod box_lp;
 mod elimination;
 mod exact_box;
 mod relative;
@@ -120,6 +119,14 @@ pub fn box_fast_path<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> u32 {
     let (ab, ba) = (Relative::new(a, b), Relative::new(b, a));
     let lp = quick_box(a, b, &ab, &ba, !relative_velocity_is_zero(a, b)).is_some();
     exact_box::certify(a, b, &ab, &ba).1 | u32::from(lp) << 31
+}
+
+/// Research statistics (`box-stats` feature): pivots made by the exact
+/// box's simplex since the last call.
+#[cfg(feature = "box-stats")]
+#[doc(hidden)]
+pub fn take_box_pivots() -> usize {
+    box_lp::PIVOTS.swap(0, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The box by the per-side simplex (`box_lp`), where it is faster than the
