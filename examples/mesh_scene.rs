@@ -45,7 +45,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scene = Scene::parse(SCENE, &meshes)?;
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/mesh_scene");
     let mut exporter = Exporter::new(&out);
-    let summary = run(&scene, &RunOptions { steps: None, snapshot_steps: vec![45] }, &mut exporter)?;
+    let summary =
+        run(&scene, &RunOptions { steps: None, snapshot_steps: vec![45], ..RunOptions::default() }, &mut exporter)?;
     println!(
         "{} bodies, {} frames ({} degenerate triangles skipped), {} steps: {:.1} pairs per step (max {}), median {:.3} ms per step",
         summary.bodies,

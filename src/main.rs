@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! fmbgrid                       # runs assets/scenes/default.toml
-//! fmbgrid run SCENE.toml [--steps N] [--threads T] [--json FILE]
+//! fmbgrid run SCENE.toml [--steps N] [--threads T] [--json FILE] [--detail exact|interval|candidates]
 //!                        [--export DIR] [--export-steps a,b,c] [--quiet]
 //! ```
 
@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use fmbgrid::ContactDetail;
 use fmbgrid::export::Exporter;
 use fmbgrid::scene::{Observer, RunOptions, Scene, Snapshot, Summary, run};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -52,6 +53,32 @@ struct RunArgs {
     /// No progress bar and no table (errors still go to stderr).
     #[arg(long)]
     quiet: bool,
+    /// What each contact carries: exact boxes (default), exact intervals
+    /// with the swept boxes' overlap, or the broad phase's candidates.
+    #[arg(long, value_enum, default_value_t = Detail::Exact)]
+    detail: Detail,
+}
+
+/// `--detail`: the world's `ContactDetail`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Detail {
+    /// `ContactDetail::ExactBox`.
+    #[default]
+    Exact,
+    /// `ContactDetail::Interval`.
+    Interval,
+    /// `ContactDetail::Candidates`.
+    Candidates,
+}
+
+impl From<Detail> for ContactDetail {
+    fn from(d: Detail) -> Self {
+        match d {
+            Detail::Exact => ContactDetail::ExactBox,
+            Detail::Interval => ContactDetail::Interval,
+            Detail::Candidates => ContactDetail::Candidates,
+        }
+    }
 }
 
 /// The default scene: next to the crate when run with cargo, else in the
@@ -144,7 +171,7 @@ fn execute_here(args: &RunArgs) -> Result<(), String> {
         bar
     });
     let mut hooks = Hooks { bar, exporter: args.export.as_ref().map(Exporter::new) };
-    let options = RunOptions { steps: Some(steps), snapshot_steps: export_steps };
+    let options = RunOptions { steps: Some(steps), snapshot_steps: export_steps, detail: args.detail.into() };
     let summary = run(&scene, &options, &mut hooks);
     if let Some(bar) = &hooks.bar {
         bar.finish_and_clear();
@@ -166,7 +193,7 @@ fn execute_here(args: &RunArgs) -> Result<(), String> {
 }
 
 fn print_table(s: &Summary) {
-    let rows: [(&str, String); 12] = [
+    let rows: [(&str, String); 13] = [
         ("scene", format!("{} ({}D)", s.scene, s.dimension)),
         ("bodies", s.bodies.to_string()),
         ("frames", s.frames.to_string()),
@@ -179,6 +206,7 @@ fn print_table(s: &Summary) {
         ("cell size", format!("{:.4}", s.cell_size)),
         ("broad phase memory", format!("{:.2} MiB", s.broad_phase_bytes as f64 / (1024.0 * 1024.0))),
         ("threads", s.threads.to_string()),
+        ("contact detail", s.detail.clone()),
     ];
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     for (k, v) in rows {

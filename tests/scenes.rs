@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use fmbgrid::ContactDetail;
 use fmbgrid::export::{self, Exporter};
 use fmbgrid::scene::{RunOptions, Scene, SceneError, Summary, run};
 
@@ -216,7 +217,8 @@ fn malformed_scenes_name_the_line() {
 #[test]
 fn runner_core_runs_the_default_scene() {
     let scene = shipped("default.toml");
-    let summary: Summary = run(&scene, &RunOptions { steps: Some(20), snapshot_steps: vec![] }, &mut ()).unwrap();
+    let summary: Summary =
+        run(&scene, &RunOptions { steps: Some(20), snapshot_steps: vec![], ..RunOptions::default() }, &mut ()).unwrap();
     assert_eq!((summary.steps, summary.bodies, summary.frames, summary.dimension), (20, 417, 417, 3));
     assert!(summary.pairs_mean > 0.0 && summary.pairs_max >= summary.pairs_mean as usize);
     assert!(summary.ms_min <= summary.ms_median && summary.ms_median <= summary.ms_max);
@@ -226,6 +228,29 @@ fn runner_core_runs_the_default_scene() {
 }
 
 /// Width and height from a PNG's IHDR.
+/// Each contact detail runs: the same pairs decided by FMB with or without
+/// the exact box, and at least as many broad-phase candidates.
+#[test]
+fn runner_core_runs_each_contact_detail() {
+    let scene = shipped("default.toml");
+    let with = |detail| {
+        let options = RunOptions { steps: Some(20), detail, ..RunOptions::default() };
+        run(&scene, &options, &mut ()).unwrap()
+    };
+    let (exact, interval, candidates) =
+        (with(ContactDetail::ExactBox), with(ContactDetail::Interval), with(ContactDetail::Candidates));
+    assert_eq!((exact.detail.as_str(), interval.detail.as_str()), ("ExactBox", "Interval"));
+    assert_eq!(candidates.detail, "Candidates");
+    assert!(exact.pairs_max > 0, "the default scene collides");
+    assert_eq!((interval.pairs_mean, interval.pairs_max), (exact.pairs_mean, exact.pairs_max));
+    assert!(
+        candidates.pairs_mean > exact.pairs_mean,
+        "{} candidates, {} contacts",
+        candidates.pairs_mean,
+        exact.pairs_mean
+    );
+}
+
 fn png_size(bytes: &[u8]) -> (u32, u32) {
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
     assert_eq!(&bytes[12..16], b"IHDR");
@@ -245,7 +270,8 @@ fn export_2d_writes_svg_and_png() {
     .unwrap();
     let dir = out_dir("export_2d");
     let mut exporter = Exporter::new(&dir);
-    run(&scene, &RunOptions { steps: None, snapshot_steps: vec![1, 3] }, &mut exporter).unwrap();
+    run(&scene, &RunOptions { steps: None, snapshot_steps: vec![1, 3], ..RunOptions::default() }, &mut exporter)
+        .unwrap();
     assert_eq!(exporter.written().len(), 4);
     let svg = std::fs::read_to_string(dir.join("two_squares_step00003.svg")).unwrap();
     assert!(svg.starts_with("<?xml") && svg.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""));
@@ -262,7 +288,9 @@ fn export_3d_writes_ply_and_png() {
     let scene = shipped("default.toml");
     let dir = out_dir("export_3d");
     let mut exporter = Exporter::new(&dir);
-    let summary = run(&scene, &RunOptions { steps: Some(5), snapshot_steps: vec![5] }, &mut exporter).unwrap();
+    let summary =
+        run(&scene, &RunOptions { steps: Some(5), snapshot_steps: vec![5], ..RunOptions::default() }, &mut exporter)
+            .unwrap();
     assert_eq!(exporter.written().len(), 2);
     let ply = std::fs::read_to_string(dir.join("default_step00005.ply")).unwrap();
     let header: Vec<&str> = ply.lines().take_while(|l| *l != "end_header").collect();

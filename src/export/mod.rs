@@ -17,7 +17,7 @@
 //! )?;
 //! let dir = std::env::temp_dir().join("fmbgrid_export_doctest");
 //! let mut exporter = Exporter::new(&dir);
-//! run(&scene, &RunOptions { steps: None, snapshot_steps: vec![1] }, &mut exporter)?;
+//! run(&scene, &RunOptions { steps: None, snapshot_steps: vec![1], ..RunOptions::default() }, &mut exporter)?;
 //! assert_eq!(exporter.written().len(), 2); // .svg and .png
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -6,7 +6,7 @@ use std::time::Instant;
 use super::format::{BodySpec, MotionSpec, ShapeKind};
 use super::{Scene, SceneError, SplitMix64};
 use crate::mesh;
-use crate::{Body, Frame, Frame3, Pose, World, World2, World3, WorldConfig};
+use crate::{Body, ContactDetail, Frame, Frame3, Pose, World, World2, World3, WorldConfig};
 
 /// What building a scene produced, beside the world.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -320,7 +320,7 @@ impl Scene {
     /// # Errors
     /// As [`Scene::build_3d`].
     pub fn build_3d_report(&self) -> Result<(World3, BuildReport), SceneError> {
-        self.build()
+        self.build_with(ContactDetail::ExactBox)
     }
 
     /// Builds the 2D world, with the counts of frames and skipped elements.
@@ -328,15 +328,19 @@ impl Scene {
     /// # Errors
     /// As [`Scene::build_3d`].
     pub fn build_2d_report(&self) -> Result<(World2, BuildReport), SceneError> {
-        self.build()
+        self.build_with(ContactDetail::ExactBox)
     }
 
-    fn build<const D: usize>(&self) -> Result<(World<D>, BuildReport), SceneError> {
+    /// The world in dimension `D`, whose contacts carry `detail`.
+    pub(crate) fn build_with<const D: usize>(
+        &self,
+        detail: ContactDetail,
+    ) -> Result<(World<D>, BuildReport), SceneError> {
         let started = Instant::now();
         if self.dimension() != D {
             return Err(self.invalid("dimension", format!("this is a {}D scene, not {D}D", self.dimension())));
         }
-        let config = WorldConfig { cell_size: self.spec.cell_size, ..WorldConfig::default() };
+        let config = WorldConfig { cell_size: self.spec.cell_size, detail };
         let mut world = World::new(config);
         let mut report = BuildReport::default();
         for (index, spec) in self.spec.bodies.iter().enumerate() {

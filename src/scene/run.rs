@@ -6,7 +6,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::{BuildReport, Scene, SceneError};
-use crate::{Contact, Frame, FrameId, Motion, World};
+use crate::{Contact, ContactDetail, Frame, FrameId, Motion, World};
 
 /// How to run a scene.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -15,6 +15,8 @@ pub struct RunOptions {
     pub steps: Option<usize>,
     /// 1-based steps at which a [`Snapshot`] is handed to the observer.
     pub snapshot_steps: Vec<usize>,
+    /// What each contact carries (exact boxes by default).
+    pub detail: ContactDetail,
 }
 
 /// The frames of a world at the start of a step and that step's contacts:
@@ -103,6 +105,8 @@ pub struct Summary {
     pub broad_phase_bytes: usize,
     /// Threads available to the world (1 without the `parallel` feature).
     pub threads: usize,
+    /// What each contact carried: `ExactBox`, `Interval` or `Candidates`.
+    pub detail: String,
 }
 
 /// Builds and runs a scene for `options.steps` steps (default: the
@@ -126,10 +130,10 @@ pub struct Summary {
 /// step, [`SceneError::Invalid`] when the observer fails.
 pub fn run(scene: &Scene, options: &RunOptions, observer: &mut dyn Observer) -> Result<Summary, SceneError> {
     if scene.dimension() == 2 {
-        let (world, report) = scene.build_2d_report()?;
+        let (world, report) = scene.build_with(options.detail)?;
         run_world(scene, world, report, options, observer, |o, s| o.snapshot_2d(s))
     } else {
-        let (world, report) = scene.build_3d_report()?;
+        let (world, report) = scene.build_with(options.detail)?;
         run_world(scene, world, report, options, observer, |o, s| o.snapshot_3d(s))
     }
 }
@@ -209,6 +213,7 @@ fn run_world<const D: usize>(
         cell_size: world.cell_size(),
         broad_phase_bytes: world.broad_phase_memory(),
         threads: threads(),
+        detail: format!("{:?}", world.config().detail),
     })
 }
 
