@@ -3,11 +3,13 @@
 //! One pass over the moving frames' cell list in slot order, which the
 //! Morton bucketing makes spatially coherent. For the slot of moving item `a`:
 //! 1. moving partners, each pair once, from the cell list: the slots after
-//!    `a` in its cell, its forward neighbour cells, and coarser levels
-//!    around it (`CellList::partners`); items of `a`'s group (its body) are
-//!    skipped, so a mesh's own neighbouring elements never pair;
+//!    `a` in its cell, its forward neighbour cells, and the cover entries of
+//!    coarser levels in its own cells (`CellList::partners`); items of `a`'s
+//!    group (its body) are skipped, so a mesh's own neighbouring elements
+//!    never pair;
 //! 2. fixed partners, by a box query on the fixed frames' cell list (each
-//!    fixed item is in one cell, so it comes out once).
+//!    fixed item once: by its one slot on the finest level, by the
+//!    overlap's minimum corner above it).
 //!
 //! The order depends on the data only, so chunks of slots run in parallel
 //! give the same list in the same order as one pass.

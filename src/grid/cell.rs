@@ -50,8 +50,8 @@ impl CellSize {
 ///
 /// Items are stored at levels where their cells are within `±2³⁰`, but a
 /// query may ask for the cells of a far or huge box at a fine level: the
-/// clamped range still covers every stored cell, and a reference point
-/// (inside both boxes of a pair) is always in range.
+/// clamped range still covers every stored cell, and the minimum corner of
+/// two overlapping boxes (inside both) is always in range.
 #[inline(always)]
 pub(crate) fn floor_i32(x: f64) -> i32 {
     let t = x as i64; // saturates

@@ -1,14 +1,23 @@
-//! The moving frames' grid: one insertion per box, for the pairs pass.
+//! The cell list: boxes sorted by cell, for the pairs pass and box queries
+//! (the moving frames' swept boxes each step; the fixed frames' and the
+//! large bodies' boxes too).
 //!
-//! Each box goes once into the cell holding its minimum corner, on the
-//! finest level where it spans at most two cells per axis (Mirtich's
-//! hierarchy, but a single insertion instead of up to `2^D`). Two boxes of
-//! one level can then only overlap when their cells are neighbours, so the
-//! pairs pass scans a cell and its "forward" half of the `3^D - 1`
+//! Each box goes once into the cell holding its minimum corner, on a level
+//! where it spans at most two cells per axis: the level whose cells are at
+//! least its extent, or higher when its cells would not fit (Mirtich's
+//! hierarchy, but a single slot instead of up to `2^D` entries). Two boxes
+//! of one level can then only overlap when their cells are neighbours, so
+//! the pairs pass scans a cell and its "forward" half of the `3^D - 1`
 //! neighbours (each neighbouring pair of cells is visited from one side
-//! only): every pair comes out once with no reference-point test. A box of
-//! a finer level looks for coarser partners in the `2^D`–`3^D` coarser cells
-//! around its own.
+//! only): every pair of one level comes out once with no reference-point
+//! test.
+//!
+//! Across levels, each box above the finest occupied level is also listed
+//! as a "cover" entry in every cell it overlaps on its level (1 to `2^D`);
+//! a finer box looks up its own cells on each coarser level and takes a
+//! pair in the cell holding the overlap's minimum corner, so it comes out
+//! once. Queries do the same: slots on the finest level, cover entries
+//! above it.
 //!
 //! The slots are sorted by bucket with a counting sort (buckets are Morton
 //! codes of cells, so neighbouring cells are near in memory), written first
@@ -124,7 +133,7 @@ impl<const D: usize> Forward<D> {
     };
 }
 
-/// The moving boxes of one step, sorted by cell for the pairs pass.
+/// Boxes sorted by cell, for the pairs pass and box queries.
 /// Rebuilding reuses every buffer: a warm build allocates nothing.
 #[derive(Clone, Debug)]
 pub(crate) struct CellList<const D: usize> {
@@ -190,9 +199,11 @@ impl<const D: usize> Default for CellList<D> {
     }
 }
 
-/// Level and cell of a rounded box: the finest level at which the box spans
-/// at most two cells per axis, with its cells within `±MAX_CELL`, or `None`
-/// when no level fits.
+/// Level and cell of a rounded box: from the level whose cells are at
+/// least its extent, the first at which it spans at most two cells per axis
+/// with its cells within `±MAX_CELL` (not always the finest such level: a
+/// box of extent 0.8 on cells of 0.5 may fit two cells of level 0 but goes
+/// to level 1), or `None` when no level fits.
 #[inline(always)]
 fn place<const D: usize>(size: &CellSize, b: &GridBox<D>) -> Option<Slot<D>> {
     let (lo, hi) = (b.min(), b.max());
@@ -364,6 +375,9 @@ impl<const D: usize> CellList<D> {
     #[inline(always)]
     fn covering(&self, min: &[f32; D], max: &[f32; D], lo: &[i32; D], hi: &[i32; D], l: u32, mut f: impl FnMut(usize)) {
         let inv = self.size.inv(l as usize);
+        if (0..D).any(|k| lo[k] > hi[k]) {
+            return;
+        }
         for_each_cell(lo, hi, |cell| {
             let k = bucket(&cell, l, self.cover_mask);
             for e in &self.cover[self.cover_starts[k] as usize..self.cover_starts[k + 1] as usize] {
@@ -525,6 +539,10 @@ impl<const D: usize> CellList<D> {
     #[inline]
     pub fn query_grid_box(&self, q: &GridBox<D>, mut f: impl FnMut(u32)) {
         let (qmin, qmax) = (q.min_f32(), q.max_f32());
+        // An empty (inverted) box overlaps nothing.
+        if (0..D).any(|k| qmin[k] > qmax[k]) {
+            return;
+        }
         let hit = |p: usize| {
             let (a, b) = (&self.min[p], &self.max[p]);
             (0..D).fold(true, |o, k| o & (a[k] <= qmax[k]) & (qmin[k] <= b[k]))
@@ -584,6 +602,9 @@ impl<const D: usize> CellList<D> {
     #[inline(always)]
     fn visit_cells(&self, lo: &[i32; D], hi: &[i32; D], l: u32, mut f: impl FnMut(usize)) {
         const BATCH: usize = 27;
+        if (0..D).any(|k| lo[k] > hi[k]) {
+            return;
+        }
         if cell_count(lo, hi) > BATCH as u64 {
             for_each_cell(lo, hi, |cell| {
                 for p in self.bucket_of(&cell, l) {

@@ -4,8 +4,9 @@ use crate::aabb::Aabb;
 
 /// An axis-aligned box rounded outward to `f32`: a superset of the exact
 /// box in half the bytes. The grid only prunes with it (the narrow phase
-/// decides exactly), and cell ranges and reference points are all computed
-/// from these same rounded values, so the grid stays consistent.
+/// decides exactly), and cells, ranges and the cover entries' minimum
+/// corners are all computed from these same rounded values, so the grid
+/// stays consistent.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct GridBox<const D: usize> {
     min: [f32; D],

@@ -1,10 +1,10 @@
 //! The broad phase's spatial index: a hierarchical uniform grid, hashed,
-//! one insertion per box (`cell_list.rs`).
+//! one slot per box (`cell_list.rs`).
 //!
 //! Boxes live on levels of doubling cell size `w_ℓ = w₀·2^ℓ`; each goes to
-//! the finest level where it spans at most two cells per axis (Mirtich's
-//! hierarchical grid, as in pe/waLBerla's `HashGrids`), in the one cell
-//! holding its minimum corner. A scene with sizes from 1 to 1000 thus costs
+//! the level whose cells are at least its extent, where it spans at most
+//! two cells per axis (Mirtich's hierarchical grid, as in pe/waLBerla's
+//! `HashGrids`), in the one cell holding its minimum corner. A scene with sizes from 1 to 1000 thus costs
 //! about what a uniform one does, instead of flooding fine cells.
 //!
 //! Cells are hashed into a table of `2^k` buckets built by counting sort
@@ -14,9 +14,12 @@
 //! a cell's boxes are read contiguously.
 //!
 //! Two boxes of one level overlap only if their cells are neighbours, so
-//! pairs come from each cell and half of its neighbours, each once; a query
-//! box visits `[cell(min) - 1, cell(max)]` on each level. No pair or query
-//! result needs de-duplicating.
+//! pairs of one level come from each cell and half of its neighbours, each
+//! once, with no de-duplication. Boxes above the finest occupied level are
+//! also listed in every cell they overlap ("cover" entries): a finer box or
+//! a query finds them in its own cells of that level, and takes each in the
+//! cell holding the overlap's minimum corner only. On the finest level a
+//! query visits `[cell(min) - 1, cell(max)]`.
 //!
 //! Items may carry a group (the body of a frame): items of one group are
 //! never paired. In a mesh, most overlapping boxes are the body's own

@@ -35,7 +35,8 @@ use store::{Meta, Store};
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct WorldConfig {
     /// Base cell size of the grid; `None` chooses it from the frames' sizes
-    /// (their median extent), recomputed when fixed bodies change.
+    /// (twice their median extent), recomputed when fixed bodies change, or
+    /// when moving bodies change in a world without fixed ones.
     pub cell_size: Option<f64>,
     /// What each contact carries (exact box by default).
     pub detail: ContactDetail,
@@ -501,7 +502,7 @@ impl<const D: usize> World<D> {
     }
 
     /// The frames whose (placed, at rest) boxes overlap `aabb`, closed test,
-    /// sorted by id. Uses the grid for fixed bodies when it is up to date
+    /// sorted by id; none for an empty box (`min > max` on some axis). Uses the grid for fixed bodies when it is up to date
     /// (after a step), and scans the moving frames.
     ///
     /// ```
@@ -514,6 +515,9 @@ impl<const D: usize> World<D> {
     /// ```
     pub fn query_aabb(&self, aabb: &Aabb<D>) -> Vec<FrameId> {
         let mut out = Vec::new();
+        if aabb.is_empty() {
+            return out;
+        }
         if self.fixed_fresh {
             self.static_grid.query(aabb, |k| {
                 // The grid's boxes are rounded outward: confirm exactly.

@@ -135,8 +135,9 @@ impl<const D: usize> World<D> {
             }
             return Ok(false);
         }
-        // Bodies come in store order: report the first bad one in slot
-        // order, as above.
+        // Bodies come in store order: report the first bad body in slot
+        // order, of either kind, as above (a bad displacement counts as
+        // zero for the range pass: frames at rest are in range).
         self.next_shift.clear();
         let mut bad: Option<(u32, WorldError)> = None;
         for &slot in &self.moving_bodies {
@@ -151,18 +152,16 @@ impl<const D: usize> World<D> {
                 }
             }
         }
-        if let Some((_, e)) = bad {
-            return Err(e);
-        }
-        // The first body in slot order, as above, when several leave.
         let shifts = &self.next_shift;
         let leaving = |(f, m): (&Frame<D>, &Meta)| out_of_range(&f.aabb(), &shifts[m.rank as usize]).then_some(m.slot);
         #[cfg(feature = "parallel")]
         let first = self.moving.frames.par_iter().zip(&self.moving.meta).with_min_len(CHUNK).filter_map(leaving).min();
         #[cfg(not(feature = "parallel"))]
         let first = self.moving.frames.iter().zip(&self.moving.meta).filter_map(leaving).min();
-        match first {
-            Some(slot) => Err(WorldError::OutOfRange(BodyHandle { index: slot, generation: self.generation(slot) })),
+        let leaving = first
+            .map(|slot| (slot, WorldError::OutOfRange(BodyHandle { index: slot, generation: self.generation(slot) })));
+        match [bad, leaving].into_iter().flatten().min_by_key(|(slot, _)| *slot) {
+            Some((_, e)) => Err(e),
             None => Ok(true),
         }
     }
@@ -263,8 +262,14 @@ impl<const D: usize> World<D> {
                         self.body_links.push(o);
                     }
                 });
+                // At most `FIXED_FEW + 1` kept: a mesh over a million fixed
+                // frames must not grow the list to a million.
                 let from = self.body_fixed.len();
-                self.static_grid.query(b, |k| self.body_fixed.push(k));
+                self.static_grid.query(b, |k| {
+                    if self.body_fixed.len() - from <= FIXED_FEW {
+                        self.body_fixed.push(k);
+                    }
+                });
                 if self.body_fixed.len() - from > FIXED_FEW {
                     self.body_fixed.truncate(from);
                     self.body_fixed.push(FIXED_MANY);
