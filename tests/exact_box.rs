@@ -494,3 +494,21 @@ fn touching_2d_is_never_a_collision() {
 fn touching_3d_is_never_a_collision() {
     touching_cases::<3>(0x3d_0003);
 }
+
+/// A vertex of `A` meets a vertex of `B` at t = 2/3: `B`'s vertex (2, -1)
+/// is in the swept intersection (sampling finds the box min (-0.5, -1.0),
+/// max (2.0, 0.786)). The shipped `intersect` (per-side simplex) includes
+/// it.
+fn vertex_meets_vertex() -> (fmbgrid::Frame2, fmbgrid::Frame2) {
+    let a = fmbgrid::Frame2::cuboid([-0.5, 0.0], [[1.5, -1.0], [0.0, 1.0]]).unwrap().with_velocity([1.5, 0.0]).unwrap();
+    let b = fmbgrid::Frame2::tetrahedron([-0.5, -0.5], [[2.5, -0.5], [-1.0, 2.0]]).unwrap();
+    (a, b)
+}
+
+#[test]
+fn box_reaches_a_vertex_met_by_a_vertex() {
+    let (a, b) = vertex_meets_vertex();
+    let hit = fmbgrid::intersect(&a, &b).unwrap();
+    assert!(hit.aabb.max[0] >= 2.0 - 1e-9 && hit.aabb.min[1] <= -1.0 + 1e-9, "{:?}", hit.aabb);
+    assert_eq!(fmbgrid::intersect(&b, &a), Some(hit));
+}
