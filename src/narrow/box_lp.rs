@@ -1,9 +1,10 @@
 //! The exact box of an intersection, side by side, by a tiny dual simplex.
 //!
 //! Each side of the box is a linear program: maximise `±x_k` over the
-//! contact polytope `P` (moving: `{(x, t) : x ∈ A(t) ∩ B(t), t ∈ [0, 1]}`,
-//! static: `A ∩ B`). It is written in the local coordinates `z` of one frame
-//! `F` (and `t`), all in `[0, 1]`, with one row per face slab of the other
+//! contact polytope `P = {(x, t) : x ∈ A(t) ∩ B(t), t ∈ [0, 1]}` of a pair
+//! moving relative to each other (static pairs keep the vertex enumeration,
+//! faster there). It is written in the local coordinates `z` of one frame
+//! `F` and `t`, all in `[0, 1]`, with one row per face slab of the other
 //! frame `G` (its local coordinates, also in `[0, 1]`) and, for a simplex,
 //! the sum rows: at most 4 variables and 5 rows, every bound `0` or `1`.
 //!
@@ -263,33 +264,28 @@ fn reach<const D: usize>(f: &Frame<D>) -> ([f64; D], [f64; D]) {
     (lo, hi)
 }
 
-/// Box of `A ∩ B` (static: at rest relative to each other, then swept by
-/// their common velocity) or of the set swept by `A(t) ∩ B(t)` (moving),
-/// side by side; `None` when some side needs the enumeration.
+/// Box of the set swept by `A(t) ∩ B(t)` over the step (a pair moving
+/// relative to each other), side by side; `None` when some side needs the
+/// enumeration. (Static pairs keep the enumeration: faster there.)
 #[inline(always)]
 pub(crate) fn lp_box<const D: usize>(
     a: &Frame<D>,
     b: &Frame<D>,
     ab: &Relative<D>,
     ba: &Relative<D>,
-    moving: bool,
 ) -> Option<Aabb<D>> {
     let rows = D + usize::from(a.kind() == FrameKind::Tetrahedron) + usize::from(b.kind() == FrameKind::Tetrahedron);
-    match (D, moving, rows) {
-        (2, false, 2) => sized::<D, 2, 2>(a, b, ab, ba),
-        (2, false, 3) => sized::<D, 2, 3>(a, b, ab, ba),
-        (2, false, _) => sized::<D, 2, 4>(a, b, ab, ba),
-        (2, true, 2) => sized::<D, 3, 2>(a, b, ab, ba),
-        (2, true, 3) | (3, false, 3) => sized::<D, 3, 3>(a, b, ab, ba),
-        (2, true, _) | (3, false, 4) => sized::<D, 3, 4>(a, b, ab, ba),
-        (3, false, _) => sized::<D, 3, 5>(a, b, ab, ba),
-        (_, _, 3) => sized::<D, 4, 3>(a, b, ab, ba),
-        (_, _, 4) => sized::<D, 4, 4>(a, b, ab, ba),
+    match (D, rows) {
+        (2, 2) => sized::<D, 3, 2>(a, b, ab, ba),
+        (2, 3) => sized::<D, 3, 3>(a, b, ab, ba),
+        (2, _) => sized::<D, 3, 4>(a, b, ab, ba),
+        (_, 3) => sized::<D, 4, 3>(a, b, ab, ba),
+        (_, 4) => sized::<D, 4, 4>(a, b, ab, ba),
         _ => sized::<D, 4, 5>(a, b, ab, ba),
     }
 }
 
-/// [`lp_box`] with `N` variables (`N > D`: moving) and `M` rows.
+/// [`lp_box`] with `N = D + 1` variables (time last) and `M` rows.
 #[inline(always)]
 fn sized<const D: usize, const N: usize, const M: usize>(
     a: &Frame<D>,
@@ -297,11 +293,8 @@ fn sized<const D: usize, const N: usize, const M: usize>(
     ab: &Relative<D>,
     ba: &Relative<D>,
 ) -> Option<Aabb<D>> {
-    let moving = N > D;
     let prog_a = Program::<N, M>::new(a.kind(), ba, b.kind());
     let prog_b = Program::<N, M>::new(b.kind(), ab, a.kind());
-    // Static pairs: the sides at rest, swept by the common velocity after.
-    let vel = a.velocity();
     let mut out = Aabb::EMPTY;
     let (ra, rb) = (reach(a), reach(b));
     for k in 0..D {
@@ -315,14 +308,9 @@ fn sized<const D: usize, const N: usize, const M: usize>(
             for i in 0..D {
                 d[i] = sign * c[i][k];
             }
-            if moving {
-                d[D] = sign * v[k];
-            }
+            d[D] = sign * v[k];
             let z = prog.maximise(d)?;
-            let mut x = world(f, &z, k);
-            if !moving {
-                x += if upper { fmax(vel[k], 0.0) } else { fmin(vel[k], 0.0) };
-            }
+            let x = world(f, &z, k);
             // Round-off cannot take the side beyond both frames' reach.
             let x = fmin(sign * x, fmin(reach_a, reach_b));
             if upper {

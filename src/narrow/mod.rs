@@ -145,7 +145,7 @@ fn quick_box<const D: usize>(
     moving: bool,
 ) -> Option<Aabb<D>> {
     let parallelepiped = a.kind() == FrameKind::Cuboid || b.kind() == FrameKind::Cuboid;
-    if moving && parallelepiped { box_lp::lp_box(a, b, ab, ba, moving) } else { None }
+    if moving && parallelepiped { box_lp::lp_box(a, b, ab, ba) } else { None }
 }
 
 #[inline(always)]
