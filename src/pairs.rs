@@ -58,13 +58,13 @@ mod tests {
         moving: &[Aabb<3>],
         fixed: &[Aabb<3>],
         base: f64,
-        group: impl Fn(usize) -> u32 + Sync,
+        group: impl Fn(usize) -> u32,
     ) -> Vec<(u32, Partner)> {
         let size = CellSize::new(base);
         let (mut m, mut s) = (CellList::default(), CellList::default());
-        m.build(size, moving.len(), |i| (moving[i], group(i), i as u32), true);
+        m.build(size, moving.len(), |i| (moving[i], i as u32), Some(&group));
         // The fixed list on its own cell size: queries need no shared one.
-        s.build(CellSize::new(base * 3.0), fixed.len(), |k| (fixed[k], 0, k as u32), false);
+        s.build(CellSize::new(base * 3.0), fixed.len(), |k| (fixed[k], k as u32), None);
         let mut out = Vec::new();
         // In two halves, as parallel chunks would.
         let n = m.len();
@@ -110,7 +110,7 @@ mod tests {
         check_against_brute_force(|i| (i % 5) as u32);
     }
 
-    fn check_against_brute_force(group: impl Fn(usize) -> u32 + Copy + Sync) {
+    fn check_against_brute_force(group: impl Fn(usize) -> u32 + Copy) {
         // Base 1e-300: no level fits, every box is huge.
         for (seed, base) in [(1, 1.0), (2, 0.05), (3, 30.0), (4, 3.0), (5, 1e-300)] {
             let moving = random_boxes(700, seed, 40.0);

@@ -244,16 +244,17 @@ fn bucket<const D: usize>(cell: &[i32; D], level: u32, mask: u64) -> usize {
 
 impl<const D: usize> CellList<D> {
     /// Rebuilds the list over `n` items, item `i` being `item(i) = (box,
-    /// group, id)`, with cell sizes `size`; [`CellList::item`] gives back
-    /// the ids. With `grouped`, items of one group are never paired. The
-    /// per-item pass runs in parallel with the `parallel` feature.
+    /// id)`, with cell sizes `size`; [`CellList::item`] gives back the ids.
+    /// With `group`, items of one group are never paired. The per-item pass
+    /// runs in parallel with the `parallel` feature.
     pub fn build(
         &mut self,
         size: CellSize,
         n: usize,
-        item: impl Fn(usize) -> (Aabb<D>, u32, u32) + Sync,
-        grouped: bool,
+        item: impl Fn(usize) -> (Aabb<D>, u32) + Sync,
+        group: Option<&dyn Fn(usize) -> u32>,
     ) {
+        let grouped = group.is_some();
         self.size = size;
         // Pass 1, in item order, straight into the final arrays (sized
         // exactly: no doubling slack).
@@ -264,7 +265,7 @@ impl<const D: usize> CellList<D> {
         resize_exact(&mut self.groups, if grouped { n } else { 0 }, 0);
         let size = &self.size;
         let fill = |(i, (((slot, min), max), id)): (usize, SlotRefs<'_, D>)| {
-            let (b, _, x) = item(i);
+            let (b, x) = item(i);
             let b = GridBox::new(&b);
             *slot = place(size, &b).unwrap_or(Slot { cell: [0; D], info: HUGE });
             (*min, *max, *id) = (b.min_f32(), b.max_f32(), x);
@@ -283,8 +284,10 @@ impl<const D: usize> CellList<D> {
         }
         #[cfg(not(feature = "parallel"))]
         self.slots.iter_mut().zip(&mut self.min).zip(&mut self.max).zip(&mut self.items).enumerate().for_each(fill);
-        for (i, g) in self.groups.iter_mut().enumerate() {
-            *g = item(i).1;
+        if let Some(group) = group {
+            for (i, g) in self.groups.iter_mut().enumerate() {
+                *g = group(i);
+            }
         }
         // Pass 2: buckets (huge slots in an extra last one) and their sizes.
         let n = self.slots.len();
@@ -676,7 +679,7 @@ mod tests {
 
     fn list(base: f64, boxes: &[Aabb<3>]) -> CellList<3> {
         let mut grid = CellList::default();
-        grid.build(CellSize::new(base), boxes.len(), |i| (boxes[i], 0, i as u32), false);
+        grid.build(CellSize::new(base), boxes.len(), |i| (boxes[i], i as u32), None);
         grid
     }
 
@@ -722,7 +725,7 @@ mod tests {
     fn rebuilding_reuses_buffers_and_forgets_old_items() {
         let mut grid = list(1.0, &random_boxes(500, 6, 20.0));
         let few = random_boxes(10, 7, 20.0);
-        grid.build(CellSize::new(1.0), few.len(), |i| (few[i], 0, 9), false);
+        grid.build(CellSize::new(1.0), few.len(), |i| (few[i], 9), None);
         assert_eq!(grid.len(), 10);
         let mut n = 0;
         grid.query(&Aabb { min: [-1e3; 3], max: [1e3; 3] }, |id| {

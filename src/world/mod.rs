@@ -502,7 +502,8 @@ impl<const D: usize> World<D> {
     }
 
     /// The frames whose (placed, at rest) boxes overlap `aabb`, closed test,
-    /// sorted by id; none for an empty box (`min > max` on some axis). Uses the grid for fixed bodies when it is up to date
+    /// sorted by id; none for an empty box (`min > max` on some axis). Uses
+    /// the grid for fixed bodies when it is up to date
     /// (after a step), and scans the moving frames.
     ///
     /// ```
@@ -686,7 +687,7 @@ impl<const D: usize> World<D> {
     /// and only queried: its build scratch is freed.
     fn build_static_grid(&mut self) {
         let frames = &self.fixed.frames;
-        self.static_grid.build(self.cell, frames.len(), |k| (frames[k].aabb(), 0, k as u32), false);
+        self.static_grid.build(self.cell, frames.len(), |k| (frames[k].aabb(), k as u32), None);
         self.static_grid.release_scratch();
     }
 

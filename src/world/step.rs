@@ -111,20 +111,14 @@ impl<const D: usize> World<D> {
     /// over the contiguous store; returns true then (the displacements are
     /// ready for [`World::displacements`]).
     fn check_displacements(&mut self, dt: f64) -> Result<bool, WorldError> {
-        let shift = |v: &[f64; D]| -> Result<[f64; D], WorldError> {
-            let d: [f64; D] = std::array::from_fn(|i| v[i] * dt);
-            match d.iter().find(|x| !x.is_finite() || x.abs() > MAX_COORDINATE) {
-                Some(&value) => Err(WorldError::BadNumber { what: "velocity × dt", value }),
-                None => Ok(d),
-            }
-        };
         let out_of_range = |b: &Aabb<D>, d: &[f64; D]| {
             (0..D).any(|i| (b.min[i] + d[i]).abs() > MAX_COORDINATE || (b.max[i] + d[i]).abs() > MAX_COORDINATE)
         };
         if !self.moving_fresh {
             for (slot, s) in self.slots.iter().enumerate() {
                 if let Some(stored) = s.stored.as_ref().filter(|st| st.body.motion == super::Motion::Moving) {
-                    let d = shift(&stored.body.velocity)?;
+                    let d = displacement(&stored.body.velocity, dt)
+                        .map_err(|value| WorldError::BadNumber { what: "velocity × dt", value })?;
                     if stored.at.iter().any(|&at| out_of_range(&self.moving.frames[at as usize].aabb(), &d)) {
                         return Err(WorldError::OutOfRange(BodyHandle {
                             index: slot as u32,
@@ -138,20 +132,9 @@ impl<const D: usize> World<D> {
         // Bodies come in store order: report the first bad body in slot
         // order, of either kind, as above (a bad displacement counts as
         // zero for the range pass: frames at rest are in range).
-        self.next_shift.clear();
-        let mut bad: Option<(u32, WorldError)> = None;
-        for &slot in &self.moving_bodies {
-            let v = self.slots[slot as usize].stored.as_ref().map_or([0.0; D], |s| s.body.velocity);
-            match shift(&v) {
-                Ok(d) => self.next_shift.push(d),
-                Err(e) => {
-                    if bad.as_ref().is_none_or(|(s, _)| slot < *s) {
-                        bad = Some((slot, e));
-                    }
-                    self.next_shift.push([0.0; D]);
-                }
-            }
-        }
+        let bad = self
+            .next_displacements(dt)
+            .map(|(slot, value)| (slot, WorldError::BadNumber { what: "velocity × dt", value }));
         let shifts = &self.next_shift;
         let leaving = |(f, m): (&Frame<D>, &Meta)| out_of_range(&f.aabb(), &shifts[m.rank as usize]).then_some(m.slot);
         #[cfg(feature = "parallel")]
@@ -166,15 +149,34 @@ impl<const D: usize> World<D> {
         }
     }
 
+    /// Each moving body's displacement over a step of `dt`, by rank, into
+    /// `next_shift`; a displacement that is not a finite number within
+    /// range counts as zero, and the first such body in slot order is
+    /// returned with the value.
+    fn next_displacements(&mut self, dt: f64) -> Option<(u32, f64)> {
+        self.next_shift.clear();
+        let mut bad: Option<(u32, f64)> = None;
+        for &slot in &self.moving_bodies {
+            let v = self.slots[slot as usize].stored.as_ref().map_or([0.0; D], |s| s.body.velocity);
+            match displacement(&v, dt) {
+                Ok(d) => self.next_shift.push(d),
+                Err(value) => {
+                    if bad.is_none_or(|(s, _)| slot < s) {
+                        bad = Some((slot, value));
+                    }
+                    self.next_shift.push([0.0; D]);
+                }
+            }
+        }
+        bad
+    }
+
     /// Each moving body's displacement over the step (checked already;
     /// computed already when `ready`).
     fn displacements(&mut self, dt: f64, ready: bool) {
         if !ready {
-            self.next_shift.clear();
-            for &slot in &self.moving_bodies {
-                let v = self.slots[slot as usize].stored.as_ref().map_or([0.0; D], |s| s.body.velocity);
-                self.next_shift.push(v.map(|x| x * dt));
-            }
+            // Checked body by body before the refresh: no bad body left.
+            let _ = self.next_displacements(dt);
         }
         std::mem::swap(&mut self.body_shift, &mut self.next_shift);
     }
@@ -200,7 +202,7 @@ impl<const D: usize> World<D> {
             }
             let mut bodies = std::mem::take(&mut self.body_grid);
             let boxes = &self.body_boxes;
-            bodies.build(self.cell, boxes.len(), |r| (boxes[r], 0, r as u32), false);
+            bodies.build(self.cell, boxes.len(), |r| (boxes[r], r as u32), None);
             self.link_large_bodies(&bodies);
             self.body_grid = bodies;
             let (links, starts) = (&self.body_links, &self.body_link_starts);
@@ -235,12 +237,13 @@ impl<const D: usize> World<D> {
         let (active, moving) = (&self.active, &self.moving);
         let item = |k: usize| {
             let i = active[k];
-            let m = &moving.meta[i as usize];
-            (swept(&self.body_shift, &moving.frames[i as usize], m), m.rank, i)
+            (swept(&self.body_shift, &moving.frames[i as usize], &moving.meta[i as usize]), i)
         };
         // Grouped by body when bodies have several frames: the pairs pass
         // skips a body's own frames.
-        self.moving_grid.build(self.cell, active.len(), item, self.largest_body > 1);
+        let body = |k: usize| moving.meta[active[k] as usize].rank;
+        let group: Option<&dyn Fn(usize) -> u32> = (self.largest_body > 1).then_some(&body);
+        self.moving_grid.build(self.cell, active.len(), item, group);
     }
 
     /// For each large moving body, the other moving bodies whose boxes its
@@ -464,6 +467,17 @@ impl<const D: usize> World<D> {
             }
             list.copy_from_slice(&self.active);
         }
+    }
+}
+
+/// `velocity · dt`, or the first coordinate that is not a finite number
+/// within the supported range.
+#[inline]
+fn displacement<const D: usize>(velocity: &[f64; D], dt: f64) -> Result<[f64; D], f64> {
+    let d: [f64; D] = std::array::from_fn(|i| velocity[i] * dt);
+    match d.iter().find(|x| !x.is_finite() || x.abs() > MAX_COORDINATE) {
+        Some(&value) => Err(value),
+        None => Ok(d),
     }
 }
 
