@@ -736,7 +736,7 @@ mod tests {
     }
 
     #[test]
-    fn boxes_go_to_the_finest_level_where_they_span_two_cells() {
+    fn boxes_go_to_the_level_of_their_extent_spanning_two_cells_at_most() {
         let w = CellSize::new(1.0);
         let level =
             |lo: f64, hi: f64| place(&w, &GridBox::new(&Aabb { min: [lo, 0.0], max: [hi, 0.5] })).map(|s| s.level());
