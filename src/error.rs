@@ -1,7 +1,33 @@
 //! Errors returned for bad input. Nothing in the library panics on user data:
 //! every refusal is one of these, with enough detail to find the culprit.
 
+use std::fmt;
+
 use thiserror::Error;
+
+/// A number printed compactly: as written for everyday magnitudes,
+/// in exponent form beyond them (`1e300`, not 301 digits).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Num(pub f64);
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let x = self.0;
+        if x == 0.0 || !x.is_finite() || (1e-4..1e7).contains(&x.abs()) { write!(f, "{x}") } else { write!(f, "{x:e}") }
+    }
+}
+
+/// A derived bound printed to 7 significant digits (`1e12`, not
+/// `1.00000006144e12`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Approx(pub f64);
+
+impl fmt::Display for Approx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rounded: f64 = format!("{:.6e}", self.0).parse().unwrap_or(self.0);
+        Num(rounded).fmt(f)
+    }
+}
 
 /// Why a [`Frame`](crate::Frame) could not be built.
 #[derive(Clone, Debug, PartialEq, Error)]
@@ -52,6 +78,19 @@ pub enum FrameError {
         /// The frame's scale (largest component length or origin coordinate).
         scale: f64,
     },
+    /// The frame's box reaches beyond its [reach](crate::Frame::reach):
+    /// `min(1e15, 1e12 × its shortest component)` (the [range
+    /// rule](crate::range)).
+    #[error(
+        "frame box reaches {}, beyond the supported ±{} for a frame of its size (|x| <= 1e15 and <= 1e12 × its shortest component)",
+        Num(*coordinate), Approx(*reach)
+    )]
+    OutOfRange {
+        /// The coordinate beyond the reach.
+        coordinate: f64,
+        /// The frame's reach.
+        reach: f64,
+    },
     /// The wrong number of vertices was given to a vertex constructor.
     #[error("a {dim}D simplex needs {expected} vertices, got {got}")]
     VertexCount {
@@ -63,7 +102,7 @@ pub enum FrameError {
         got: usize,
     },
     /// An axis-aligned box must have `min < max` on every axis.
-    #[error("box is empty or flat on axis {axis}: min {min} >= max {max}")]
+    #[error("box is empty or flat on axis {axis}: min {} >= max {}", Num(*min), Num(*max))]
     EmptyBox {
         /// The axis.
         axis: usize,
@@ -73,7 +112,7 @@ pub enum FrameError {
         max: f64,
     },
     /// Half extents of an oriented box must be positive.
-    #[error("half extent {index} is {value}, it must be positive")]
+    #[error("half extent {index} is {}, it must be positive", Num(*value))]
     NonPositiveExtent {
         /// Axis index.
         index: usize,
@@ -89,7 +128,7 @@ pub enum FrameError {
 pub enum WorldError {
     /// A number (pose, velocity, time step) is NaN, infinite or beyond
     /// [`MAX_COORDINATE`](crate::frame::MAX_COORDINATE).
-    #[error("{what} is {value}: it must be finite and at most 1e15 in magnitude")]
+    #[error("{what} is {}: it must be a finite number of magnitude at most 1e15", Num(*value))]
     BadNumber {
         /// Which input.
         what: &'static str,
@@ -97,11 +136,14 @@ pub enum WorldError {
         value: f64,
     },
     /// The time step is negative or not finite.
-    #[error("time step {dt} must be finite and non-negative")]
+    #[error("time step {} must be finite and non-negative", Num(*dt))]
     BadTimeStep {
         /// The value given.
         dt: f64,
     },
+    /// A rotation axis of length zero: it gives no direction.
+    #[error("the rotation axis is zero: it needs a direction (any non-zero length)")]
+    ZeroAxis,
     /// A pose's linear part is (nearly) singular.
     #[error("degenerate pose: |det| / product of column lengths = {ratio:e}")]
     DegeneratePose {
@@ -136,8 +178,12 @@ pub enum WorldError {
     /// A fixed body was given a velocity.
     #[error("a fixed body cannot have a velocity")]
     FixedVelocity,
-    /// Moving this body would take it beyond the supported coordinates.
-    #[error("body {0:?} would leave the supported coordinate range (|x| <= 1e15)")]
+    /// Moving this body would take one of its frames beyond its
+    /// [reach](crate::Frame::reach) (the [range rule](crate::range)), with
+    /// [`Runaway::Refuse`](crate::Runaway::Refuse).
+    #[error(
+        "body {0:?} would leave the supported range (a frame's box within ±1e15 and ±1e12 × its shortest component)"
+    )]
     OutOfRange(crate::BodyHandle),
     /// [`World::exact_boxes`](crate::World::exact_boxes) after bodies were
     /// inserted, removed or re-posed: the contacts no longer name the

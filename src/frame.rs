@@ -10,7 +10,8 @@
 
 use crate::aabb::Aabb;
 use crate::error::FrameError;
-use crate::math::{add, invert_columns, max_abs, norm, sub};
+use crate::math::{add, invert_columns, norm, sub};
+use crate::range;
 
 /// Largest absolute value accepted for any coordinate, component or velocity.
 ///
@@ -22,8 +23,10 @@ pub const MAX_COORDINATE: f64 = 1e15;
 /// relative accuracy.
 pub const MIN_HADAMARD_RATIO: f64 = 1e-6;
 
-/// Smallest accepted component length relative to the frame's scale (its
-/// longest component or its largest origin coordinate).
+/// Smallest accepted component length relative to the frame's longest
+/// component, and to the coordinates of its box (the [range
+/// rule](crate::range): a frame's reach is `min(MAX_COORDINATE, ℓ_min /
+/// MIN_RELATIVE_LENGTH)`).
 pub const MIN_RELATIVE_LENGTH: f64 = 1e-12;
 
 /// The shape spanned by a frame's components.
@@ -64,6 +67,9 @@ pub struct Frame<const D: usize> {
     inv: [[f64; D]; D],
     /// World box, swept over the step when the frame moves.
     aabb: Aabb<D>,
+    /// The precision bound of its reach (`range.rs`): an `f32`, so that
+    /// it fits the struct's padding.
+    reach: f32,
 }
 
 /// A 2D frame: parallelogram or triangle.
@@ -111,10 +117,10 @@ impl<const D: usize> Frame<D> {
             check_coords(COMPONENT_NAMES[i], c)?;
         }
         let lengths: [f64; D] = std::array::from_fn(|i| norm(&components[i]));
-        let scale = lengths.iter().fold(max_abs(&origin), |m, &l| m.max(l));
+        let longest = lengths.iter().fold(0.0f64, |m, &l| m.max(l));
         for (index, &length) in lengths.iter().enumerate() {
-            if !(length > 0.0 && length >= MIN_RELATIVE_LENGTH * scale) {
-                return Err(FrameError::TooThin { index, length, scale });
+            if !(length > 0.0 && length >= MIN_RELATIVE_LENGTH * longest) {
+                return Err(FrameError::TooThin { index, length, scale: longest });
             }
         }
         // Invert the matrix of unit columns: its determinant is the Hadamard
@@ -127,9 +133,20 @@ impl<const D: usize> Frame<D> {
             return Err(degenerate(det.abs()));
         }
         let inv = std::array::from_fn(|j| unit_inv[j].map(|x| x / lengths[j]));
-        let mut frame = Frame { kind, origin, comps: components, velocity: [0.0; D], inv, aabb: Aabb::EMPTY };
+        let shortest = lengths.iter().fold(f64::INFINITY, |m, &l| m.min(l));
+        let reach = range::precision_bound(shortest);
+        let mut frame = Frame { kind, origin, comps: components, velocity: [0.0; D], inv, aabb: Aabb::EMPTY, reach };
         frame.aabb = frame.compute_aabb();
+        frame.check_range()?;
         Ok(frame)
+    }
+
+    /// The [range rule](crate::range) on the (swept) box.
+    fn check_range(&self) -> Result<(), FrameError> {
+        match range::beyond(&self.aabb, &[0.0; D], self.reach) {
+            Some(coordinate) => Err(FrameError::OutOfRange { coordinate, reach: self.reach() }),
+            None => Ok(()),
+        }
     }
 
     /// A parallelepiped `{origin + Σ Xᵢ components[i] : X ∈ [0,1]^D}`.
@@ -255,7 +272,9 @@ impl<const D: usize> Frame<D> {
     /// displacement between `t = 0` and `t = 1`).
     ///
     /// # Errors
-    /// [`FrameError::NonFinite`] or [`FrameError::TooLarge`].
+    /// [`FrameError::NonFinite`] or [`FrameError::TooLarge`] for the
+    /// velocity, [`FrameError::OutOfRange`] when the swept box leaves the
+    /// frame's [reach](Frame::reach).
     ///
     /// ```
     /// use fmbgrid::Frame2;
@@ -269,7 +288,31 @@ impl<const D: usize> Frame<D> {
         check_coords("velocity", &velocity)?;
         self.velocity = velocity;
         self.aabb = self.compute_aabb();
+        self.check_range()?;
         Ok(self)
+    }
+
+    /// The largest coordinate magnitude the frame's box may have, anywhere
+    /// it goes: `min(1e15, 1e12 × its shortest component)`, the second
+    /// bound rounded up to an `f32` (the [range rule](crate::range)). A
+    /// world stops a body before any of its frames' boxes passes it.
+    ///
+    /// ```
+    /// # use fmbgrid::Frame2;
+    /// let reach = Frame2::from_aabb([0.0; 2], [1.0, 3.0])?.reach();
+    /// assert!(reach >= 1e12 && reach < 1.0000001e12);
+    /// assert_eq!(Frame2::from_aabb([0.0; 2], [1e6, 1e6])?.reach(), 1e15);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    #[inline]
+    pub fn reach(&self) -> f64 {
+        range::reach(self.reach)
+    }
+
+    /// The precision bound of the reach as stored, for the step's hot check.
+    #[inline(always)]
+    pub(crate) fn reach_bound(&self) -> f32 {
+        self.reach
     }
 
     /// Cuboid or tetrahedron.

@@ -64,12 +64,6 @@ pub(crate) fn norm<const D: usize>(a: &[f64; D]) -> f64 {
     dot(a, a).sqrt()
 }
 
-/// Largest absolute coordinate.
-#[inline]
-pub(crate) fn max_abs<const D: usize>(a: &[f64; D]) -> f64 {
-    a.iter().fold(0.0f64, |m, x| m.max(x.abs()))
-}
-
 /// `rows · v`: each output coordinate is the dot product of one row with `v`.
 #[inline(always)]
 pub(crate) fn mul_rows<const D: usize>(rows: &[[f64; D]; D], v: &[f64; D]) -> [f64; D] {

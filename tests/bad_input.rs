@@ -126,13 +126,42 @@ fn labels_name_the_culprit() {
 #[test]
 fn the_limit_itself_is_accepted() {
     let big = MAX_COORDINATE;
-    // Components as large as the limit, origin at the limit (components
-    // must stay above 1e-12 of it), velocity at the limit.
-    let f = Frame2::cuboid([big, -big], [[big, 0.0], [0.0, -big]]).unwrap();
-    let g = f.with_velocity([-big, big]).unwrap();
+    // Boxes reaching the limit exactly, at rest and swept; a component as
+    // long as the limit; velocity at the limit.
+    let f = Frame2::cuboid([0.0, -big], [[big, 0.0], [0.0, big]]).unwrap();
+    let g = Frame2::cuboid([-big, 0.0], [[big, 0.0], [0.0, big]]).unwrap().with_velocity([big, -big]).unwrap();
     assert!(overlaps(&f, &g));
     let t = Frame3::tetrahedron([-big; 3], [[1e4, 0.0, 0.0], [0.0, 1e4, 0.0], [0.0, 0.0, 1e4]]).unwrap();
     assert!(!overlaps(&f3(big), &t));
+    // One past it, at rest or swept: out of range.
+    assert!(
+        matches!(f.with_velocity([1.0, 0.0]), Err(FrameError::OutOfRange { coordinate, .. }) if coordinate == big + 1.0)
+    );
+    assert!(matches!(
+        Frame2::cuboid([0.5, 0.0], [[big, 0.0], [0.0, 1e4]]),
+        Err(FrameError::OutOfRange { coordinate, reach }) if coordinate == big + 0.5 && reach == big
+    ));
+}
+
+/// The range rule (`fmbgrid::range`): a frame's box stays within
+/// `min(1e15, 1e12 × its shortest component)`, wherever it is.
+#[test]
+fn a_frame_reaches_1e12_times_its_shortest_component() {
+    let unit = Frame2::from_aabb([0.0; 2], [1.0; 2]).unwrap();
+    assert!((1e12..1.0000001e12).contains(&unit.reach()), "{}", unit.reach());
+    // A unit box at 9.99e14 is out of range for its size, not degenerate.
+    let far = Frame2::from_aabb([9.99e14, 0.0], [9.99e14 + 1.0, 1.0]).unwrap_err();
+    assert!(matches!(far, FrameError::OutOfRange { coordinate, .. } if coordinate == 9.99e14), "{far:?}");
+    assert_eq!(
+        far.to_string(),
+        "frame box reaches 9.99e14, beyond the supported ±1e12 for a frame of its size \
+         (|x| <= 1e15 and <= 1e12 × its shortest component)"
+    );
+    // Just inside: accepted, and the box is as given.
+    let near = Frame2::from_aabb([9.9e11, 0.0], [9.9e11 + 1.0, 1.0]).unwrap();
+    assert_eq!(near.aabb().max, [9.9e11 + 1.0, 1.0]);
+    // Large frames reach the global limit.
+    assert_eq!(Frame3::from_aabb([0.0; 3], [1e4; 3]).unwrap().reach(), 1e15);
 }
 
 fn f3(x: f64) -> Frame3 {
@@ -190,12 +219,15 @@ fn zero_and_tiny_components_are_too_thin() {
                 matches!(Frame3::new(kind, [0.0; 3], c), Err(FrameError::TooThin { index, .. }) if index == i),
                 "{kind:?} zero component {i}"
             );
-            // 1e-13 of the frame's scale, which includes its position.
+            // 1e-13 of the longest component: a sliver.
             c[i] = [0.0; 3];
             c[i][i] = 1e-13;
             assert!(matches!(Frame3::new(kind, [0.0; 3], c), Err(FrameError::TooThin { index, .. }) if index == i));
+            // 1e-7 is fine near the origin, but reaches only 1e5: out of
+            // range at 1e6 (the range rule, not a degenerate frame).
             c[i][i] = 1e-7;
-            assert!(matches!(Frame3::new(kind, [1e6; 3], c), Err(FrameError::TooThin { index, .. }) if index == i));
+            assert!(Frame3::new(kind, [1e4; 3], c).is_ok());
+            assert!(matches!(Frame3::new(kind, [1e6; 3], c), Err(FrameError::OutOfRange { .. })));
         }
         let c = [[0.0, 0.0], [0.0, 1.0]];
         assert!(matches!(Frame2::new(kind, [0.0; 2], c), Err(FrameError::TooThin { index: 0, .. })));

@@ -45,12 +45,20 @@
 
 mod world_support;
 
-use fmbgrid::{Aabb, Body, BodyHandle, FrameError, FrameId, Pose, Pose2, Pose3, World, WorldConfig, WorldError};
+use fmbgrid::{
+    Aabb, Body, BodyHandle, FrameError, FrameId, Pose, Pose2, Pose3, Runaway, World, WorldConfig, WorldError,
+};
 use fmbgrid::{Frame, Frame2, Frame3, World2, World3, intersect};
 use world_support::{StepStats, check_step, snapshot};
 
 const I3: [[f64; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
 const BAD: [f64; 6] = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e16, -1e16, f64::MAX];
+
+/// Worlds here refuse runaway bodies: the tests are about refusals that
+/// change nothing (`tests/runaway.rs` covers parking, the default).
+fn strict() -> WorldConfig {
+    WorldConfig::default().with_runaway(Runaway::Refuse)
+}
 
 fn unit3(at: [f64; 3]) -> Frame3 {
     Frame3::cuboid(at, I3).unwrap()
@@ -62,7 +70,7 @@ fn bad_number<T: std::fmt::Debug>(r: Result<T, WorldError>) {
 
 /// A small 3D world with a contact, events, and a body of each kind.
 fn sample_world() -> (World3, BodyHandle, BodyHandle) {
-    let mut w = World3::new(WorldConfig::default());
+    let mut w = World3::new(strict());
     let floor =
         w.insert(Body::fixed(vec![Frame3::from_aabb([-10.0, -1.0, -10.0], [10.0, 0.0, 10.0]).unwrap()])).unwrap();
     let ball = w
@@ -118,9 +126,9 @@ fn bad_poses_are_refused_by_constructors() {
     assert!(Pose3::from_translation([1e15, -1e15, 0.0]).is_ok());
     bad_number(Pose3::from_translation([1.0000000000000002e15, 0.0, 0.0]));
     // A zero rotation axis, or one whose length underflows.
-    bad_number(Pose3::from_axis_angle([0.0; 3], 0.5, [0.0; 3]));
+    assert_eq!(Pose3::from_axis_angle([0.0; 3], 0.5, [0.0; 3]), Err(WorldError::ZeroAxis));
     match Pose3::from_axis_angle([1e-200, 0.0, 0.0], 0.5, [0.0; 3]) {
-        Err(WorldError::BadNumber { .. }) => {}
+        Err(WorldError::ZeroAxis) => {}
         Ok(p) => assert_orthonormal(&p.linear()),
         Err(e) => panic!("unexpected {e:?}"),
     }
@@ -200,7 +208,7 @@ fn frames_flattened_by_a_shearing_pose_are_refused() {
     let shear = Pose2::new([[1.0, 0.0], [1.0, 5e-4]], [0.0, 0.0]).unwrap();
     let ok = Frame2::from_aabb([0.0; 2], [1.0; 2]).unwrap();
     let thin = Frame2::cuboid([0.0; 2], [[1.0, 0.0], [1.0, 5e-4]]).unwrap();
-    let mut w = World2::new(WorldConfig::default());
+    let mut w = World2::new(strict());
     let a = w.insert(Body::moving(vec![ok, thin]).with_velocity([1.0, 0.0])).unwrap();
     w.insert(Body::fixed(vec![Frame2::from_aabb([0.5, -1.0], [3.0, 0.5]).unwrap()])).unwrap();
     check_step(&mut w, 0.5, &mut StepStats::default()).unwrap();
@@ -218,22 +226,20 @@ fn frames_flattened_by_a_shearing_pose_are_refused() {
 #[test]
 fn frames_pushed_beyond_the_range_by_a_pose_are_refused() {
     let (mut w, floor, ball) = sample_world();
-    // Unit frames at 1e15: beyond the range, and too thin for their
-    // coordinates (1 < 1e-12 · 1e15); either reason is a frame error.
+    // Unit frames at 1e15: beyond their reach (1e12 for a unit frame).
     let edge = Pose3::from_translation([1e15, 0.0, 0.0]).unwrap();
-    let frame_error = |e: &WorldError| {
-        matches!(e, WorldError::Frame { source: FrameError::TooLarge { .. } | FrameError::TooThin { .. }, .. })
-    };
+    let frame_error = |e: &WorldError| matches!(e, WorldError::Frame { source: FrameError::OutOfRange { .. }, .. });
     let e = refused(&mut w, |w| w.insert(Body::moving(vec![unit3([0.0; 3])]).with_pose(edge)));
     assert!(frame_error(&e), "{e:?}");
     let e = refused(&mut w, |w| w.set_pose(ball, edge));
     assert!(frame_error(&e), "{e:?}");
     let e = refused(&mut w, |w| w.set_pose(floor, edge));
     assert!(frame_error(&e), "{e:?}");
-    // A huge scale makes the frames too large.
+    // A huge scale makes the frames too large: the first frame's box
+    // reaches 2e15.
     let big = Pose3::new([[1e15, 0.0, 0.0], [0.0, 1e15, 0.0], [0.0, 0.0, 1e15]], [1e15, 0.0, 0.0]).unwrap();
     let e = refused(&mut w, |w| w.set_pose(ball, big));
-    assert!(matches!(e, WorldError::Frame { source: FrameError::TooLarge { .. }, .. }), "{e:?}");
+    assert!(matches!(e, WorldError::Frame { index: 0, source: FrameError::OutOfRange { .. } }), "{e:?}");
     // Just inside (frames of 1e4, long enough at 1e15), then a step that
     // would leave the range.
     let near = Pose3::from_translation([1e15 - 2e4, 0.0, 0.0]).unwrap();
@@ -252,7 +258,7 @@ fn empty_bodies_are_refused() {
         refused(&mut w, |w| w.insert(Body::moving(vec![]).with_velocity([1.0, 0.0, 0.0]))),
         WorldError::EmptyBody
     );
-    let mut w2 = World2::new(WorldConfig::default());
+    let mut w2 = World2::new(strict());
     assert_eq!(w2.insert(Body::moving(Vec::<Frame2>::new())), Err(WorldError::EmptyBody));
     assert!(w2.is_empty() && w2.step(1.0).unwrap().is_empty());
 }
@@ -278,7 +284,7 @@ fn stale_and_foreign_handles_are_refused() {
     stale_ops(&mut w, extra);
     assert!(w.body(reuse).is_ok());
     // From another world, whose slot does not exist here.
-    let mut other = World3::new(WorldConfig::default());
+    let mut other = World3::new(strict());
     let foreign: Vec<BodyHandle> =
         (0..10).map(|i| other.insert(Body::fixed(vec![unit3([i as f64 * 3.0; 3])])).unwrap()).collect();
     stale_ops(&mut w, foreign[9]);
@@ -343,7 +349,7 @@ fn queries_with_bad_or_huge_boxes() {
 /// A frame sweeping `v` cells (cell size 1) through a fixed box half way.
 fn sweep_through(v: f64) {
     const LONG: f64 = 1e4;
-    let mut w = World3::new(WorldConfig::default().with_cell_size(1.0));
+    let mut w = World3::new(strict().with_cell_size(1.0));
     let mid = 0.5 * v;
     // The bullet's path lies well inside the wall's cross-section, and the
     // wall is 1e4 long: the overlap is far from the touching band.
@@ -395,7 +401,7 @@ fn sweeping_1e12_cells_in_2d_with_moving_partners() {
     // Two bodies crossing each other 1e12 cells from home, and a crowd of
     // slow ones at both ends.
     // Frames of 2, long enough for coordinates of 1e12 (1e-12 relative).
-    let mut w = World2::new(WorldConfig::default().with_cell_size(1.0));
+    let mut w = World2::new(strict().with_cell_size(1.0));
     let unit = Frame2::from_aabb([0.0; 2], [2.0; 2]).unwrap();
     w.insert(Body::moving(vec![unit]).with_velocity([1e12, 0.0])).unwrap();
     w.insert(
@@ -419,12 +425,13 @@ fn sweeping_1e12_cells_in_2d_with_moving_partners() {
 
 #[test]
 fn small_frames_carried_far_stay_correct() {
-    // A frame of 0.5 carried to 1e12 in one step (where a new frame of that
-    // size would be refused as too thin for its coordinates) keeps giving
-    // the brute-force result against a fixed frame there.
-    let mut w = World3::new(WorldConfig::default());
+    // A frame of 0.5 reaches 5e11 (the range rule): carried to 4e11 in one
+    // step, it keeps giving the brute-force result against a fixed frame
+    // there; carried to 1e12, it is a runaway, as a new frame of its size
+    // there would be refused.
+    let mut w = World3::new(strict());
     let small = Frame3::from_aabb([0.0; 3], [0.5; 3]).unwrap();
-    let far = 1e12;
+    let far = 4e11;
     let target = Frame3::from_aabb([far, 0.0, 0.0], [far + 4.0, 4.0, 4.0]).unwrap();
     w.insert(Body::fixed(vec![target])).unwrap();
     let h = w.insert(Body::moving(vec![small]).with_velocity([far + 1.0, 1.0, 1.0])).unwrap();
@@ -436,12 +443,15 @@ fn small_frames_carried_far_stay_correct() {
     let c = w.contacts()[0];
     assert_eq!(c.time, [0.0, 1.0]);
     assert!((c.aabb.min[0] - (far + 1.0)).abs() < 1e-3 && (c.aabb.max[0] - (far + 2.0)).abs() < 1e-3, "{c:?}");
+    w.set_velocity(h, [1e12, 0.0, 0.0]).unwrap();
+    assert_eq!(refused(&mut w, |w| w.step(1.0).map(|c| c.len())), WorldError::OutOfRange(h));
+    assert!(matches!(Frame3::from_aabb([1e12; 3], [1e12 + 0.5; 3]), Err(FrameError::OutOfRange { .. })));
 }
 
 /// A frame type check: 2D worlds share the code paths.
 #[test]
 fn bad_input_in_2d() {
-    let mut w = World2::new(WorldConfig::default());
+    let mut w = World2::new(strict());
     let unit = Frame::<2>::from_aabb([0.0; 2], [1.0; 2]).unwrap();
     let a = w.insert(Body::moving(vec![unit]).with_velocity([1.0, 0.0])).unwrap();
     w.insert(Body::fixed(vec![unit]).with_pose(Pose::from_translation([0.5, 0.5]).unwrap())).unwrap();
@@ -466,7 +476,7 @@ fn sweeping_across_the_cell_range_finds_fixed_frames() {
     let mut failures = Vec::new();
     for (start, v) in [(3e9, -6e9), (-3e9, 6e9)] {
         let outcome = std::panic::catch_unwind(|| {
-            let mut w = World3::new(WorldConfig::default().with_cell_size(1.0));
+            let mut w = World3::new(strict().with_cell_size(1.0));
             for k in 0..20 {
                 w.insert(Body::fixed(vec![unit3([0.0, 0.0, 3.0 * k as f64])])).unwrap();
             }
@@ -491,7 +501,7 @@ fn sweeping_across_the_cell_range_finds_fixed_frames() {
 /// up to date (after a step): every fixed frame in the box must be found.
 #[test]
 fn query_aabb_below_the_cell_range_finds_fixed_frames() {
-    let mut w = World3::new(WorldConfig::default().with_cell_size(1.0));
+    let mut w = World3::new(strict().with_cell_size(1.0));
     let fixed = w.insert(Body::fixed(vec![unit3([0.0; 3])])).unwrap();
     w.step(0.0).unwrap();
     for min in [-3e9, -1e12, -1e15] {
@@ -523,7 +533,7 @@ fn refused_step_keeps_the_cell_size() {
 /// grids by cell coordinates) trips its consistency check in debug builds.
 #[test]
 fn moving_only_world_keeps_both_grids_on_one_cell_size() {
-    let mut w = World3::new(WorldConfig::default());
+    let mut w = World3::new(strict());
     w.insert(Body::moving(vec![Frame3::from_aabb([0.0; 3], [2.0; 3]).unwrap()])).unwrap();
     w.step(0.1).unwrap();
     let b = w.insert(Body::moving(vec![Frame3::from_aabb([1.0; 3], [9.0; 3]).unwrap()])).unwrap();
@@ -549,12 +559,12 @@ fn invalid_cell_sizes_mean_automatic() {
         }
     };
     for with_fixed in [false, true] {
-        let mut auto = World::<3>::new(WorldConfig::default());
+        let mut auto = World::<3>::new(strict());
         bodies(&mut auto, with_fixed);
         auto.step(0.1).unwrap();
         assert!(auto.cell_size() > 1.0, "automatic size {}", auto.cell_size());
         for bad in [-1.0, 0.0, f64::NAN, f64::INFINITY] {
-            let mut world = World::<3>::new(WorldConfig::default().with_cell_size(bad));
+            let mut world = World::<3>::new(strict().with_cell_size(bad));
             bodies(&mut world, with_fixed);
             world.step(0.1).unwrap();
             assert_eq!(world.cell_size(), auto.cell_size(), "cell size {bad}, fixed bodies: {with_fixed}");
@@ -567,7 +577,7 @@ fn invalid_cell_sizes_mean_automatic() {
 /// batched look-up once indexed past its 27 cells here).
 #[test]
 fn inverted_query_boxes_find_nothing() {
-    let mut world = World2::new(WorldConfig::default());
+    let mut world = World2::new(strict());
     for i in 0..100 {
         let x = f64::from(i) * 0.7;
         world.insert(Body::fixed(vec![Frame2::from_aabb([x, 0.0], [x + 0.5, 0.5]).unwrap()])).unwrap();
@@ -576,7 +586,7 @@ fn inverted_query_boxes_find_nothing() {
     assert!(world.query_aabb(&Aabb { min: [0.0, 5.9], max: [30.0, 4.8] }).is_empty());
     assert!(world.query_aabb(&Aabb { min: [30.0, 0.0], max: [0.0, 0.5] }).is_empty());
     assert_eq!(world.query_aabb(&Aabb { min: [0.0, 0.0], max: [30.0, 0.5] }).len(), 43);
-    let mut world = World3::new(WorldConfig::default());
+    let mut world = World3::new(strict());
     for i in 0..100 {
         let x = f64::from(i) * 0.7;
         world.insert(Body::fixed(vec![Frame3::from_aabb([x, 0.0, 0.0], [x + 0.5, 0.5, 0.5]).unwrap()])).unwrap();
@@ -592,7 +602,7 @@ fn inverted_query_boxes_find_nothing() {
 #[test]
 fn a_refused_step_reports_the_same_error_whatever_the_history() {
     let world = || -> (World2, BodyHandle) {
-        let mut w = World2::new(WorldConfig::default());
+        let mut w = World2::new(strict());
         let far = Frame2::from_aabb([9.0e14, 0.0], [9.0e14 + 1.0e4, 1.0e4]).unwrap();
         let leaving = w.insert(Body::moving(vec![far]).with_velocity([1.0e14, 0.0])).unwrap();
         let near = Frame2::from_aabb([0.0, 0.0], [1.0, 1.0]).unwrap();

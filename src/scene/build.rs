@@ -340,7 +340,7 @@ impl Scene {
         if self.dimension() != D {
             return Err(self.invalid("dimension", format!("this is a {}D scene, not {D}D", self.dimension())));
         }
-        let config = WorldConfig { cell_size: self.spec.cell_size, detail };
+        let config = WorldConfig { cell_size: self.spec.cell_size, detail, ..WorldConfig::default() };
         let mut world = World::new(config);
         let mut report = BuildReport::default();
         for (index, spec) in self.spec.bodies.iter().enumerate() {

@@ -8,11 +8,13 @@
 mod body;
 mod later_boxes;
 mod pose;
+mod runaway;
 mod step;
 mod store;
 
 pub use body::{Body, BodyHandle, FrameId, Motion};
 pub use pose::{Pose, Pose2, Pose3};
+pub use runaway::Runaway;
 
 use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactDetail, ContactEvent};
@@ -40,6 +42,8 @@ pub struct WorldConfig {
     pub cell_size: Option<f64>,
     /// What each contact carries (exact box by default).
     pub detail: ContactDetail,
+    /// What a step does with a runaway body (parks it by default).
+    pub runaway: Runaway,
 }
 
 impl WorldConfig {
@@ -63,6 +67,18 @@ impl WorldConfig {
     /// ```
     pub fn with_contact_detail(mut self, detail: ContactDetail) -> Self {
         self.detail = detail;
+        self
+    }
+
+    /// Sets what a step does with a runaway body.
+    ///
+    /// ```
+    /// # use fmbgrid::{Runaway, WorldConfig};
+    /// assert_eq!(WorldConfig::default().runaway, Runaway::Park);
+    /// assert_eq!(WorldConfig::default().with_runaway(Runaway::Refuse).runaway, Runaway::Refuse);
+    /// ```
+    pub fn with_runaway(mut self, runaway: Runaway) -> Self {
+        self.runaway = runaway;
         self
     }
 }
@@ -155,6 +171,9 @@ pub struct World<const D: usize> {
     /// the contacts still name the frames as stored.
     contacts_current: bool,
     scratch: Vec<f64>,
+    /// Bodies parked by the last step, and the step's runaways as found.
+    parked: Vec<BodyHandle>,
+    runaways: Vec<runaway::Found>,
 }
 
 /// A 2D world.
@@ -214,6 +233,8 @@ impl<const D: usize> World<D> {
             events: Vec::new(),
             contacts_current: false,
             scratch: Vec::new(),
+            parked: Vec::new(),
+            runaways: Vec::new(),
         }
     }
 

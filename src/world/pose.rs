@@ -200,7 +200,8 @@ impl Pose<3> {
     /// here) then a translation.
     ///
     /// # Errors
-    /// [`WorldError::BadNumber`] for non-finite input or a zero axis.
+    /// [`WorldError::BadNumber`] for non-finite input, [`WorldError::ZeroAxis`]
+    /// for a zero axis.
     ///
     /// ```
     /// use fmbgrid::Pose3;
@@ -214,7 +215,7 @@ impl Pose<3> {
         check("pose angle", &[angle])?;
         let n = norm(&axis);
         if n == 0.0 {
-            return Err(WorldError::BadNumber { what: "rotation axis", value: 0.0 });
+            return Err(WorldError::ZeroAxis);
         }
         let [x, y, z] = axis.map(|v| v / n);
         let (s, c) = angle.sin_cos();

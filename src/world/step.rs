@@ -27,6 +27,7 @@
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
+use super::runaway::Found;
 use super::store::Meta;
 use super::{BodyHandle, World};
 use crate::aabb::Aabb;
@@ -70,11 +71,17 @@ impl<const D: usize> World<D> {
     /// to rayon's global queue, which allocates a small block every few
     /// dozen calls; call it inside `pool.install` to avoid even that.
     ///
+    /// A body whose `velocity · dt` is not a finite number within ±1e15, or
+    /// would carry a frame beyond its [reach](crate::Frame::reach), is a
+    /// runaway: by default ([`Runaway::Park`](crate::Runaway::Park)) it
+    /// stays in place, stopped, and is listed by [`World::parked`], and the
+    /// step goes on.
+    ///
     /// # Errors
-    /// [`WorldError::BadTimeStep`] for a negative or non-finite `dt`,
-    /// [`WorldError::BadNumber`] when `velocity · dt` overflows the supported
-    /// range, [`WorldError::OutOfRange`] when a body would leave it. The
-    /// world is unchanged after an error.
+    /// [`WorldError::BadTimeStep`] for a negative or non-finite `dt`; with
+    /// [`Runaway::Refuse`](crate::Runaway::Refuse), [`WorldError::BadNumber`]
+    /// or [`WorldError::OutOfRange`] for the first runaway body in handle
+    /// order. The world is unchanged after an error.
     ///
     /// ```
     /// use fmbgrid::{Body, Frame2, World2, WorldConfig, WorldError};
@@ -103,80 +110,83 @@ impl<const D: usize> World<D> {
     }
 
     /// Step 1: every moving body's displacement is finite and keeps its
-    /// frames in range. Checked before anything changes (the broad phase's
-    /// refresh included), so a refused step leaves the world as it was.
+    /// frames within their reach (`range.rs`). Runaway bodies are handled
+    /// by the world's [`Runaway`](super::Runaway) policy before anything
+    /// else changes (the broad phase's refresh included), so a refused step
+    /// leaves the world as it was.
     ///
     /// When no moving body was inserted or removed, the displacements are
     /// computed per body into scratch and the frames checked in one pass
     /// over the contiguous store; returns true then (the displacements are
     /// ready for [`World::displacements`]).
     fn check_displacements(&mut self, dt: f64) -> Result<bool, WorldError> {
-        let out_of_range = |b: &Aabb<D>, d: &[f64; D]| {
-            (0..D).any(|i| (b.min[i] + d[i]).abs() > MAX_COORDINATE || (b.max[i] + d[i]).abs() > MAX_COORDINATE)
-        };
+        self.parked.clear();
+        self.runaways.clear();
         if !self.moving_fresh {
             for (slot, s) in self.slots.iter().enumerate() {
                 if let Some(stored) = s.stored.as_ref().filter(|st| st.body.motion == super::Motion::Moving) {
-                    let d = displacement(&stored.body.velocity, dt)
-                        .map_err(|value| WorldError::BadNumber { what: "velocity × dt", value })?;
-                    if stored.at.iter().any(|&at| out_of_range(&self.moving.frames[at as usize].aabb(), &d)) {
-                        return Err(WorldError::OutOfRange(BodyHandle {
-                            index: slot as u32,
-                            generation: s.generation,
-                        }));
+                    let (bad_number, leaves) = match displacement(&stored.body.velocity, dt) {
+                        Err(value) => (Some(value), false),
+                        Ok(d) => (None, stored.at.iter().any(|&at| leaves(&self.moving.frames[at as usize], &d))),
+                    };
+                    if bad_number.is_some() || leaves {
+                        self.runaways.push(Found { slot: slot as u32, rank: u32::MAX, bad_number });
                     }
                 }
             }
+            self.handle_runaways()?;
             return Ok(false);
         }
-        // Bodies come in store order: report the first bad body in slot
-        // order, of either kind, as above (a bad displacement counts as
-        // zero for the range pass: frames at rest are in range).
-        let bad = self
-            .next_displacements(dt)
-            .map(|(slot, value)| (slot, WorldError::BadNumber { what: "velocity × dt", value }));
+        // A bad displacement counts as zero for the range pass (frames at
+        // rest are in range), and is listed by `next_displacements`.
+        self.next_displacements(dt);
         let shifts = &self.next_shift;
-        let leaving = |(f, m): (&Frame<D>, &Meta)| out_of_range(&f.aabb(), &shifts[m.rank as usize]).then_some(m.slot);
+        let leaving = |(f, m): (&Frame<D>, &Meta)| leaves(f, &shifts[m.rank as usize]);
         #[cfg(feature = "parallel")]
-        let first = self.moving.frames.par_iter().zip(&self.moving.meta).with_min_len(CHUNK).filter_map(leaving).min();
+        let any = self.moving.frames.par_iter().zip(&self.moving.meta).with_min_len(CHUNK).any(leaving);
         #[cfg(not(feature = "parallel"))]
-        let first = self.moving.frames.iter().zip(&self.moving.meta).filter_map(leaving).min();
-        let leaving = first
-            .map(|slot| (slot, WorldError::OutOfRange(BodyHandle { index: slot, generation: self.generation(slot) })));
-        match [bad, leaving].into_iter().flatten().min_by_key(|(slot, _)| *slot) {
-            Some((_, e)) => Err(e),
-            None => Ok(true),
+        let any = self.moving.frames.iter().zip(&self.moving.meta).any(leaving);
+        if any {
+            // Rare: list every body leaving, once.
+            let mut last = u32::MAX;
+            for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
+                if m.rank != last && leaves(f, &self.next_shift[m.rank as usize]) {
+                    self.runaways.push(Found { slot: m.slot, rank: m.rank, bad_number: None });
+                    last = m.rank;
+                }
+            }
+            self.runaways.sort_unstable_by_key(|f| f.slot);
+            self.runaways.dedup_by_key(|f| f.slot);
         }
+        self.handle_runaways()?;
+        Ok(true)
     }
 
     /// Each moving body's displacement over a step of `dt`, by rank, into
     /// `next_shift`; a displacement that is not a finite number within
-    /// range counts as zero, and the first such body in slot order is
-    /// returned with the value.
-    fn next_displacements(&mut self, dt: f64) -> Option<(u32, f64)> {
+    /// range counts as zero, and its body is listed in `runaways`.
+    fn next_displacements(&mut self, dt: f64) {
         self.next_shift.clear();
-        let mut bad: Option<(u32, f64)> = None;
-        for &slot in &self.moving_bodies {
+        for (rank, &slot) in self.moving_bodies.iter().enumerate() {
             let v = self.slots[slot as usize].stored.as_ref().map_or([0.0; D], |s| s.body.velocity);
             match displacement(&v, dt) {
                 Ok(d) => self.next_shift.push(d),
                 Err(value) => {
-                    if bad.is_none_or(|(s, _)| slot < s) {
-                        bad = Some((slot, value));
-                    }
+                    self.runaways.push(Found { slot, rank: rank as u32, bad_number: Some(value) });
                     self.next_shift.push([0.0; D]);
                 }
             }
         }
-        bad
     }
 
     /// Each moving body's displacement over the step (checked already;
     /// computed already when `ready`).
     fn displacements(&mut self, dt: f64, ready: bool) {
         if !ready {
-            // Checked body by body before the refresh: no bad body left.
-            let _ = self.next_displacements(dt);
+            // Checked body by body before the refresh: no bad body left
+            // (runaways were refused, or parked with zero velocity).
+            self.next_displacements(dt);
+            self.runaways.clear();
         }
         std::mem::swap(&mut self.body_shift, &mut self.next_shift);
     }
@@ -468,6 +478,12 @@ impl<const D: usize> World<D> {
             list.copy_from_slice(&self.active);
         }
     }
+}
+
+/// True when frame `f` (at rest) displaced by `d` leaves its reach.
+#[inline(always)]
+fn leaves<const D: usize>(f: &Frame<D>, d: &[f64; D]) -> bool {
+    crate::range::leaves(&f.aabb(), d, f.reach_bound())
 }
 
 /// `velocity · dt`, or the first coordinate that is not a finite number

@@ -12,8 +12,8 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use fmbgrid::{
-    Body, BodyHandle, Contact, ContactDetail, ContactEvent, Frame, FrameId, FrameKind, Motion, Pose, World, intersect,
-    overlap_interval,
+    Body, BodyHandle, Contact, ContactDetail, ContactEvent, Frame, FrameId, FrameKind, Motion, Pose, World, WorldError,
+    intersect, overlap_interval,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -332,6 +332,34 @@ pub fn displacement<const D: usize>(velocity: [f64; D], dt: f64) -> [f64; D] {
     std::array::from_fn(|i| velocity[i] * dt)
 }
 
+/// Why a body is a runaway over a step (the range rule, restated from the
+/// docs with public accessors: `velocity · dt` must be finite within
+/// ±1e15, and every frame's box displaced by it within the frame's
+/// `reach()`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Runaway {
+    /// The first bad coordinate of `velocity · dt`.
+    BadNumber(f64),
+    /// A frame would leave its reach.
+    OutOfRange,
+}
+
+/// The body's runaway reason over a step of `dt`, if any.
+pub fn runaway<const D: usize>(b: &BodyView<D>, dt: f64) -> Option<Runaway> {
+    if b.fixed {
+        return None;
+    }
+    let d = displacement(b.velocity, dt);
+    if let Some(&x) = d.iter().find(|x| x.is_nan() || x.abs() > 1e15) {
+        return Some(Runaway::BadNumber(x));
+    }
+    let leaves = |f: &Frame<D>| {
+        let a = f.aabb();
+        (0..D).any(|i| (a.min[i] + d[i]).abs() > f.reach() || (a.max[i] + d[i]).abs() > f.reach())
+    };
+    b.frames.iter().any(leaves).then_some(Runaway::OutOfRange)
+}
+
 /// The contacts of a step of `dt`, by the definition: every pair of frames
 /// of different bodies, not both fixed, accepted by both filters, on the
 /// frames translating by `velocity · dt` (fixed frames at rest), as the
@@ -537,8 +565,34 @@ pub struct StepStats {
 /// translated by exactly `velocity · dt`). In `Candidates` mode, also that
 /// every pair of the `ExactBox` brute force is a candidate. Returns a
 /// description of the first failure.
+///
+/// Runaway bodies (see [`runaway`]): with `Runaway::Refuse` the step must
+/// fail with the first one's error (in handle order) and change nothing,
+/// and this returns `Ok` then; with `Runaway::Park` they stay in place with
+/// zero velocity and `parked()` lists them.
 pub fn check_step<const D: usize>(world: &mut World<D>, dt: f64, stats: &mut StepStats) -> Result<(), String> {
-    let before = view(world);
+    let mut before = view(world);
+    let runaways: Vec<(BodyHandle, Runaway)> =
+        before.iter().filter_map(|b| runaway(b, dt).map(|r| (b.handle, r))).collect();
+    let refuse = dt.is_finite() && dt >= 0.0 && world.config().runaway == fmbgrid::Runaway::Refuse;
+    if refuse && let Some(&(h, why)) = runaways.iter().min_by_key(|(h, _)| *h) {
+        let want = match why {
+            Runaway::BadNumber(value) => WorldError::BadNumber { what: "velocity × dt", value },
+            Runaway::OutOfRange => WorldError::OutOfRange(h),
+        };
+        let unchanged = snapshot(world);
+        let got = world.step(dt).map(|c| c.len());
+        return match got {
+            Err(e) if format!("{e:?}") == format!("{want:?}") && snapshot(world) == unchanged => Ok(()),
+            Err(e) => Err(format!("step({dt}) refused with {e:?} (or changed the world), expected {want:?}")),
+            Ok(_) => Err(format!("step({dt}) accepted, expected {want:?}")),
+        };
+    }
+    for b in &mut before {
+        if runaways.iter().any(|(h, _)| *h == b.handle) {
+            b.velocity = [0.0; D];
+        }
+    }
     let detail = world.config().detail;
     let expected = brute_contacts(&before, dt, detail);
     // The contacts by the definition, for the superset check of `Candidates`.
@@ -546,6 +600,14 @@ pub fn check_step<const D: usize>(world: &mut World<D>, dt: f64, stats: &mut Ste
     let previous = world.body_pairs().to_vec();
     let poses: Vec<Pose<D>> = before.iter().map(|b| world.body(b.handle).unwrap().pose()).collect();
     let got = world.step(dt).map_err(|e| format!("step({dt}) refused: {e}"))?.to_vec();
+    let mut parked: Vec<BodyHandle> = runaways.iter().map(|(h, _)| *h).collect();
+    parked.sort();
+    if world.parked() != parked.as_slice() {
+        return Err(format!("parked() {:?}, expected {parked:?}", world.parked()));
+    }
+    if let Some(h) = parked.iter().find(|h| world.body(**h).map(|b| b.velocity()) != Ok([0.0; D])) {
+        return Err(format!("parked body {h:?} kept its velocity"));
+    }
     if world.contacts().len() != got.len() {
         return Err("contacts() differs from what step returned".into());
     }
