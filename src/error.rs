@@ -190,6 +190,13 @@ pub enum WorldError {
     /// frames the step tested.
     #[error("the world changed since the step: its contacts' frames are gone or moved")]
     ContactsOutdated,
+    /// Memory for the bodies asked for could not be allocated
+    /// ([`World::try_reserve`](crate::World::try_reserve)).
+    #[error("not enough memory: about {:.1} GB could not be allocated for the bodies asked for", *bytes as f64 / 1e9)]
+    OutOfMemory {
+        /// About how many bytes were asked for.
+        bytes: usize,
+    },
     /// More than 2^26 (67 million) fixed or moving frames, or `u32::MAX`
     /// bodies.
     #[error("too many frames or bodies (the limits are 2^26 fixed and 2^26 moving frames, u32::MAX bodies)")]

@@ -125,12 +125,23 @@ fn main() -> ExitCode {
     }
 }
 
+/// Most worker threads `--threads` accepts: far more than any machine's
+/// cores, far fewer than would exhaust a process's threads or memory.
+const MAX_THREADS: usize = 1024;
+
 fn execute(args: &RunArgs) -> Result<(), String> {
     match args.threads {
         Some(0) => Err("--threads must be at least 1".into()),
+        Some(t) if t > MAX_THREADS => {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            Err(format!("--threads {t}: at most {MAX_THREADS} are supported (this machine has {cores} cores)"))
+        }
         #[cfg(feature = "parallel")]
         Some(t) => {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| e.to_string())?;
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .map_err(|e| format!("--threads {t}: cannot start the threads: {e}"))?;
             pool.install(|| execute_here(args))
         }
         #[cfg(not(feature = "parallel"))]
@@ -139,8 +150,31 @@ fn execute(args: &RunArgs) -> Result<(), String> {
     }
 }
 
+/// The outputs asked for can be written, before the run: the export
+/// folder exists or can be created and takes a file, and the JSON file can
+/// be opened for writing (created empty when missing, not truncated).
+fn check_outputs(args: &RunArgs) -> Result<(), String> {
+    if let Some(dir) = &args.export {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("--export {}: cannot create the folder: {e}", dir.display()))?;
+        let probe = dir.join(".fmbgrid-write-test");
+        std::fs::write(&probe, b"")
+            .map_err(|e| format!("--export {}: cannot write into the folder: {e}", dir.display()))?;
+        let _ = std::fs::remove_file(&probe);
+    }
+    if let Some(path) = &args.json {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|e| format!("--json {}: cannot write the file: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
 fn execute_here(args: &RunArgs) -> Result<(), String> {
     let scene = Scene::load(&args.path).map_err(|e| e.to_string())?;
+    check_outputs(args)?;
     let steps = args.steps.unwrap_or(scene.steps());
     let mut export_steps = args.export_steps.clone();
     if let Some(&bad) = export_steps.iter().find(|&&k| k == 0 || k > steps) {
@@ -177,6 +211,12 @@ fn execute_here(args: &RunArgs) -> Result<(), String> {
         bar.finish_and_clear();
     }
     let summary = summary.map_err(|e| e.to_string())?;
+    if summary.parked > 0 {
+        eprintln!(
+            "warning: {} time(s) a body would have left the supported range and was parked (stopped in place)",
+            summary.parked
+        );
+    }
     if !args.quiet {
         print_table(&summary);
         if let Some(e) = &hooks.exporter {
@@ -193,13 +233,14 @@ fn execute_here(args: &RunArgs) -> Result<(), String> {
 }
 
 fn print_table(s: &Summary) {
-    let rows: [(&str, String); 13] = [
+    let rows: [(&str, String); 14] = [
         ("scene", format!("{} ({}D)", s.scene, s.dimension)),
         ("bodies", s.bodies.to_string()),
         ("frames", s.frames.to_string()),
         ("degenerate skipped", format!("{} (invalid: {})", s.degenerate_skipped, s.invalid_skipped)),
         ("steps", format!("{} (dt = {})", s.steps, s.dt)),
         ("pairs per step", format!("mean {:.2}, max {}", s.pairs_mean, s.pairs_max)),
+        ("runaways parked", s.parked.to_string()),
         ("ms per step", format!("min {:.3}, median {:.3}, max {:.3}", s.ms_min, s.ms_median, s.ms_max)),
         ("ns per frame", format!("{:.1} (median step)", s.ns_per_frame)),
         ("total", format!("{:.1} ms stepping, {:.1} ms building", s.ms_total, s.build_ms)),

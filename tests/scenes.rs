@@ -123,7 +123,7 @@ fn assets_resolve_relative_to_the_scene() {
     assert_eq!(report.frames, 24, "{report:?}"); // 12 thin shells per cube
     let missing = Scene::parse("dimension = 3\ndt = 0.1\n\n[[body]]\nasset = \"nope.obj\"\n", scenes_dir()).unwrap();
     let err = missing.build_3d().unwrap_err().to_string();
-    assert!(err.starts_with("<string>:4: body 0: "), "{err}");
+    assert!(err.starts_with("<string>:5:1: body 0: asset "), "{err}");
     assert!(err.contains("nope.obj"), "{err}");
 }
 
@@ -159,30 +159,30 @@ fn scatter_is_deterministic() {
 fn malformed_scenes_name_the_line() {
     // TOML syntax.
     let e = parse_err("dimension = 3\ndt = 0.1\n[[body]\nshape = \"box\"\n");
-    assert!(e.starts_with("<string>:3: "), "{e}");
+    assert!(e.starts_with("<string>:3:8: "), "{e}");
     // Unknown key, on its line.
     let e = parse_err("dimension = 3\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extent = [1.0, 1.0, 1.0]\n");
-    assert!(e.starts_with("<string>:5: unknown field `half_extent`"), "{e}");
+    assert!(e.starts_with("<string>:5:1: unknown field `half_extent`"), "{e}");
     // Unknown key at the top.
     let e = parse_err("dimension = 3\ndt = 0.1\ngravity = 9.8\n");
-    assert!(e.starts_with("<string>:3: unknown field `gravity`"), "{e}");
+    assert!(e.starts_with("<string>:3:1: unknown field `gravity`"), "{e}");
     // Wrong type.
     let e = parse_err("dimension = 3\ndt = \"fast\"\n");
-    assert!(e.starts_with("<string>:2: "), "{e}");
+    assert!(e.starts_with("<string>:2:6: "), "{e}");
     // Unknown shape.
     let e = parse_err("dimension = 3\ndt = 0.1\n[[body]]\nshape = \"sphere\"\n");
-    assert!(e.starts_with("<string>:4: unknown variant `sphere`"), "{e}");
-    // Bad numbers, with the body's index and the line of its header.
+    assert!(e.starts_with("<string>:4:9: unknown variant `sphere`"), "{e}");
+    // Bad numbers, with the body's index, on the line of the key named.
     let e = parse_err(
         "dimension = 3\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, 1.0, 1.0]\n\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, -1.0, 1.0]\n",
     );
-    assert_eq!(e, "<string>:7: body 1: half_extents must be positive and finite, got -1.0");
+    assert_eq!(e, "<string>:9:1: body 1: half_extents must be positive and finite, got -1");
     let e = parse_err(
         "dimension = 3\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, 1.0, 1.0]\nvelocity = [inf, 0.0, 0.0]\n",
     );
-    assert_eq!(e, "<string>:3: body 0: velocity must be finite, got inf");
+    assert_eq!(e, "<string>:6:1: body 0: velocity[0] is inf: it must be a finite number of magnitude at most 1e15");
     let e = parse_err("dimension = 3\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, 1.0]\n");
-    assert_eq!(e, "<string>:3: body 0: half_extents needs 3 numbers, got 2");
+    assert_eq!(e, "<string>:5:1: body 0: half_extents needs 3 numbers, got 2");
     let e = parse_err(
         "dimension = 2\ndt = 0.1\n[[body]]\nshape = \"tetrahedron\"\nvertices = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]\n",
     );
@@ -190,7 +190,8 @@ fn malformed_scenes_name_the_line() {
     let e = parse_err(
         "dimension = 3\ndt = 0.1\n[[body]]\nshape = \"tetrahedron\"\nvertices = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 1.0]]\n",
     );
-    assert!(e.starts_with("<string>:3: body 0: degenerate frame"), "{e}");
+    // No key named: the entry's header.
+    assert!(e.starts_with("<string>:3:1: body 0: degenerate frame"), "{e}");
     let e = parse_err(
         "dimension = 3\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, 1.0, 1.0]\nmotion = \"fixed\"\nvelocity = [1.0, 0.0, 0.0]\n",
     );
@@ -202,11 +203,11 @@ fn malformed_scenes_name_the_line() {
     );
     assert!(e.contains("scatter.min[1] = 0 is above scatter.max[1] = -1"), "{e}");
     // Scene-level values, on the key's line.
-    assert_eq!(parse_err("\ndimension = 4\ndt = 0.1\n"), "<string>:2: dimension must be 2 or 3, got 4");
-    assert_eq!(parse_err("dimension = 2\ndt = -0.1\n"), "<string>:2: dt must be finite and non-negative, got -0.1");
+    assert_eq!(parse_err("\ndimension = 4\ndt = 0.1\n"), "<string>:2:1: dimension must be 2 or 3, got 4");
+    assert_eq!(parse_err("dimension = 2\ndt = -0.1\n"), "<string>:2:1: dt must be finite and non-negative, got -0.1");
     assert_eq!(
         parse_err("dimension = 2\ndt = 0.1\ncell_size = nan\n"),
-        "<string>:3: cell_size must be positive and finite, got NaN"
+        "<string>:3:1: cell_size must be positive and finite, got NaN"
     );
     // A missing file names it.
     let missing = Scene::load("no/such/scene.toml").unwrap_err();

@@ -34,7 +34,9 @@ pub fn parse_msh(bytes: &[u8]) -> Result<Mesh, MeshError> {
         let at = bytes.len().saturating_sub(rest.len()) as u64;
         let what: Vec<String> =
             e.filter_msh_errors().map(|(_, kind)| kind.to_string().trim_end_matches('.').to_string()).collect();
-        MeshError::at_byte(at, format!("invalid MSH file: {}", what.join("; ")))
+        let what =
+            if what.is_empty() { "the file ends early or a section is malformed".to_string() } else { what.join("; ") };
+        MeshError::at_byte(at, format!("invalid MSH file: {what}"))
     })?;
     let mut mesh = Mesh::default();
     // Node tag → vertex index. Sparse tags come with their map; dense ones

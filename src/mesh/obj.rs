@@ -90,11 +90,54 @@ fn prescan(bytes: &[u8]) -> Result<(), MeshError> {
                     return Err(err(format!("more than {MAX_ELEMENTS} faces")));
                 }
             }
-            _ => {}
+            Some(word) if word.starts_with('#') || OTHER_STATEMENTS.contains(&word) => {}
+            None => {}
+            Some(word) => {
+                let word: String = word.chars().take(24).collect();
+                return Err(err(format!("`{word}` is not an OBJ statement (is this an OBJ file?)")));
+            }
         }
+    }
+    if counts[0] == 0 {
+        return Err(MeshError::new("no vertex (`v` line): not an OBJ mesh"));
     }
     Ok(())
 }
+
+/// OBJ statements other than `v`, `vt`, `vn`, `f` and `l`: accepted and
+/// ignored (groups, materials, smoothing, free-form geometry).
+const OTHER_STATEMENTS: [&str; 30] = [
+    "vp",
+    "p",
+    "g",
+    "o",
+    "s",
+    "mg",
+    "mtllib",
+    "usemtl",
+    "maplib",
+    "usemap",
+    "cstype",
+    "deg",
+    "bmat",
+    "step",
+    "curv",
+    "curv2",
+    "surf",
+    "parm",
+    "trim",
+    "hole",
+    "scrv",
+    "sp",
+    "end",
+    "con",
+    "bevel",
+    "c_interp",
+    "d_interp",
+    "lod",
+    "shadow_obj",
+    "trace_obj",
+];
 
 fn check_position(n: usize, words: Vec<&str>) -> Result<(), String> {
     if words.len() < 3 {

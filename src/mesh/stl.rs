@@ -35,6 +35,10 @@ const RECORD: usize = 50;
 /// ```
 pub fn parse_stl(bytes: &[u8]) -> Result<Mesh, MeshError> {
     let input = binary_or_ascii(bytes)?;
+    if input.starts_with(b"solid ") {
+        // `stl_io` reports ASCII errors without a line: find it first.
+        check_ascii(&input)?;
+    }
     let indexed = stl_io::read_stl(&mut std::io::Cursor::new(input.as_ref()))
         .map_err(|e| MeshError::new(format!("invalid STL: {e}")))?;
     let vertices = indexed.vertices.iter().map(|v| v.0.map(f64::from)).collect();
@@ -87,4 +91,49 @@ fn binary_or_ascii(bytes: &[u8]) -> Result<Cow<'_, [u8]>, MeshError> {
         return Err(MeshError::at_byte(80, problem));
     }
     Ok(Cow::Borrowed(bytes))
+}
+
+/// Checks an ASCII STL line by line, so that an error names its line:
+/// known keywords only, three numbers after `vertex` and `facet normal`,
+/// three vertices per `outer loop`.
+fn check_ascii(bytes: &[u8]) -> Result<(), MeshError> {
+    let mut in_loop: Option<usize> = None; // vertices so far in the loop
+    for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        let err = |problem: String| MeshError::at_line(i + 1, problem);
+        let text = std::str::from_utf8(raw).map_err(|_| err("not UTF-8 text".into()))?;
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let numbers = |what: &str, w: &[&str]| -> Result<(), MeshError> {
+            if w.len() != 3 {
+                return Err(err(format!("{what} needs 3 numbers, found {}", w.len())));
+            }
+            match w.iter().find(|x| x.parse::<f32>().is_err()) {
+                Some(x) => Err(err(format!("{what}: {x:?} is not a number"))),
+                None => Ok(()),
+            }
+        };
+        match words.as_slice() {
+            [] | ["solid", ..] | ["endsolid", ..] | ["endfacet"] => {}
+            ["facet", "normal", rest @ ..] => numbers("facet normal", rest)?,
+            ["outer", "loop"] => in_loop = Some(0),
+            ["vertex", rest @ ..] => {
+                numbers("vertex", rest)?;
+                match &mut in_loop {
+                    Some(n) if *n < 3 => *n += 1,
+                    Some(_) => return Err(err("a facet's loop has more than 3 vertices".into())),
+                    None => return Err(err("`vertex` outside an `outer loop`".into())),
+                }
+            }
+            ["endloop"] => {
+                if in_loop != Some(3) {
+                    return Err(err(format!("a facet's loop has {} vertices, 3 are needed", in_loop.unwrap_or(0))));
+                }
+                in_loop = None;
+            }
+            [word, ..] => {
+                let word: String = word.chars().take(24).collect();
+                return Err(err(format!("`{word}` is not an ASCII STL keyword")));
+            }
+        }
+    }
+    Ok(())
 }

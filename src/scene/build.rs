@@ -5,8 +5,10 @@ use std::time::Instant;
 
 use super::format::{BodySpec, MotionSpec, ShapeKind};
 use super::{Scene, SceneError, SplitMix64};
+use crate::error::Num;
+use crate::frame::MAX_COORDINATE;
 use crate::mesh;
-use crate::{Body, ContactDetail, Frame, Frame3, Pose, World, World2, World3, WorldConfig};
+use crate::{Body, ContactDetail, Frame, Frame3, Motion, Pose, World, World2, World3, WorldConfig};
 
 /// What building a scene produced, beside the world.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -57,18 +59,24 @@ pub(super) struct Resolved<const D: usize> {
     repeat: Repeat<D>,
 }
 
-/// Number of bodies an entry makes.
-pub(super) fn copies(b: &BodySpec) -> usize {
+/// Number of bodies an entry makes (`None` past `usize`).
+pub(super) fn copies(b: &BodySpec) -> Option<usize> {
     match (&b.grid, &b.scatter) {
-        (Some(g), _) => g.count.iter().product(),
-        (_, Some(s)) => s.count,
-        _ => 1,
+        (Some(g), _) => g.count.iter().try_fold(1usize, |n, &c| n.checked_mul(c)),
+        (_, Some(s)) => Some(s.count),
+        _ => Some(1),
     }
 }
 
+/// Every number finite and at most 1e15 in magnitude (the world's limit
+/// for any coordinate), named as written: `position[0] is 1e300: ...`.
 fn finite(what: &str, v: &[f64]) -> Result<(), String> {
-    match v.iter().find(|x| !x.is_finite()) {
-        Some(x) => Err(format!("{what} must be finite, got {x:?}")),
+    let bad = v.iter().enumerate().find(|(_, x)| !(x.is_finite() && x.abs() <= MAX_COORDINATE));
+    match bad {
+        Some((i, &x)) => {
+            let at = if v.len() > 1 { format!("{what}[{i}]") } else { what.to_string() };
+            Err(format!("{at} is {}: it must be a finite number of magnitude at most 1e15", Num(x)))
+        }
         None => Ok(()),
     }
 }
@@ -82,7 +90,7 @@ fn vector<const D: usize>(what: &str, v: &[f64]) -> Result<[f64; D], String> {
 }
 
 fn positive(what: &str, x: f64) -> Result<f64, String> {
-    if x.is_finite() && x > 0.0 { Ok(x) } else { Err(format!("{what} must be positive and finite, got {x:?}")) }
+    if x.is_finite() && x > 0.0 { Ok(x) } else { Err(format!("{what} must be positive and finite, got {}", Num(x))) }
 }
 
 fn range(what: &str, r: Option<[f64; 2]>, need_positive: bool) -> Result<Option<[f64; 2]>, String> {
@@ -90,7 +98,7 @@ fn range(what: &str, r: Option<[f64; 2]>, need_positive: bool) -> Result<Option<
         finite(what, &[lo, hi])?;
         if lo > hi || (need_positive && lo <= 0.0) {
             let sign = if need_positive { "0 < " } else { "" };
-            return Err(format!("{what} must be [lo, hi] with {sign}lo <= hi, got [{lo}, {hi}]"));
+            return Err(format!("{what} must be [lo, hi] with {sign}lo <= hi, got [{}, {}]", Num(lo), Num(hi)));
         }
     }
     Ok(r)
@@ -231,7 +239,7 @@ pub(super) fn resolve<const D: usize>(b: &BodySpec) -> Result<Resolved<D>, Strin
             let min = vector::<D>("scatter.min", &s.min)?;
             let max = vector::<D>("scatter.max", &s.max)?;
             if let Some(k) = (0..D).find(|&k| min[k] > max[k]) {
-                return Err(format!("scatter.min[{k}] = {} is above scatter.max[{k}] = {}", min[k], max[k]));
+                return Err(format!("scatter.min[{k}] = {} is above scatter.max[{k}] = {}", Num(min[k]), Num(max[k])));
             }
             if s.random_rotation && b.rotation.is_some() {
                 return Err("give either `rotation` or `scatter.random_rotation`, not both".into());
@@ -349,7 +357,8 @@ impl Scene {
             let local = match &r.source {
                 Source::Frames(f) => f.clone(),
                 Source::Asset { path, thickness } => {
-                    let loaded = load_asset(&self.asset_path(path), thickness.map(|t| t / r.scale)).map_err(err)?;
+                    let loaded = load_asset(&self.asset_path(path), thickness.map(|t| t / r.scale))
+                        .map_err(|m| err(format!("asset {m}")))?;
                     report.degenerate += loaded.degenerate;
                     report.invalid += loaded.invalid;
                     let frames = loaded.frames.iter().map(to_dim::<D>).collect::<Result<Vec<_>, _>>().map_err(err)?;
@@ -359,6 +368,11 @@ impl Scene {
                     frames
                 }
             };
+            // The world's arrays for the whole entry at once: a clear error
+            // when memory cannot be had, not an abort half way.
+            let copies = copies(spec).unwrap_or(usize::MAX);
+            let motion = if r.moving { Motion::Moving } else { Motion::Fixed };
+            world.try_reserve(motion, copies, copies.saturating_mul(local.len())).map_err(|e| err(e.to_string()))?;
             let mut insert = |position: [f64; D], rotation: &[[f64; D]; D], axis: [f64; D], velocity: [f64; D]| {
                 let linear = std::array::from_fn(|i| rotation[i].map(|x| x * axis[i]));
                 let pose = Pose::new(linear, position).map_err(|e| err(e.to_string()))?;

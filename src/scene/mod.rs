@@ -92,7 +92,7 @@
 //! assert_eq!(world.step(scene.dt())?.len(), 1);
 //!
 //! let bad = Scene::parse("dimension = 2\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, nan]\n", ".");
-//! assert_eq!(bad.unwrap_err().to_string(), "<string>:3: body 0: half_extents must be finite, got NaN");
+//! assert_eq!(bad.unwrap_err().to_string(), "<string>:5:1: body 0: half_extents[1] is NaN: it must be a finite number of magnitude at most 1e15");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -100,12 +100,15 @@ mod build;
 pub mod format;
 mod rng;
 mod run;
+mod stats;
 
 use std::path::{Path, PathBuf};
 
 pub use build::BuildReport;
 pub use format::SceneFile;
 pub use rng::SplitMix64;
+
+use crate::error::Num;
 pub use run::{Observer, RunOptions, Snapshot, Summary, run};
 
 /// Why a scene could not be read, built or run. Displayed as
@@ -122,35 +125,52 @@ pub enum SceneError {
         source: std::io::Error,
     },
     /// Not valid TOML, an unknown key, or a value of the wrong type.
-    #[error("{}:{line}: {message}", file.display())]
+    #[error("{}:{line}:{column}: {message}", file.display())]
     Syntax {
         /// The scene file.
         file: PathBuf,
         /// 1-based line of the problem.
         line: usize,
+        /// 1-based column (in characters) of the problem.
+        column: usize,
         /// The parser's message.
         message: String,
     },
     /// A scene-level value is refused (`dimension`, `dt`, ...).
-    #[error("{}:{line}: {message}", file.display())]
+    #[error("{}:{line}:{column}: {message}", file.display())]
     Invalid {
         /// The scene file.
         file: PathBuf,
         /// 1-based line of the key (1 when unknown).
         line: usize,
+        /// 1-based column of the key.
+        column: usize,
         /// What is wrong.
         message: String,
     },
     /// A `[[body]]` entry is refused.
-    #[error("{}:{line}: body {index}: {message}", file.display())]
+    #[error("{}:{line}:{column}: body {index}: {message}", file.display())]
     Body {
         /// The scene file.
         file: PathBuf,
-        /// 1-based line of the entry's `[[body]]` header (1 when unknown).
+        /// 1-based line of the entry's key the problem is about, else of its
+        /// `[[body]]` header.
         line: usize,
+        /// 1-based column of that key or header.
+        column: usize,
         /// 0-based index of the entry.
         index: usize,
         /// What is wrong.
+        message: String,
+    },
+    /// The run's output (an exporter or another observer) failed.
+    #[error("{}: step {step}: {message}", file.display())]
+    Output {
+        /// The scene file.
+        file: PathBuf,
+        /// 1-based step number.
+        step: usize,
+        /// What failed.
         message: String,
     },
     /// The world refused a step.
@@ -165,14 +185,28 @@ pub enum SceneError {
     },
 }
 
+/// Most bodies a scene may make (after `grid` and `scatter`): the world's
+/// limit of frames of one motion, 2^26 (67,108,864).
+pub const MAX_BODIES: usize = 1 << 26;
+
+/// Where a key or table header is in the text (1-based).
+#[derive(Clone, Debug)]
+struct Place {
+    key: String,
+    line: usize,
+    column: usize,
+}
+
 /// A parsed and checked scene file.
 #[derive(Clone, Debug)]
 pub struct Scene {
     file: PathBuf,
     base_dir: PathBuf,
     spec: SceneFile,
-    body_lines: Vec<usize>,
-    key_lines: Vec<(String, usize)>,
+    /// Each `[[body]]` header, in order.
+    body_headers: Vec<Place>,
+    /// Each `key = value` line and table header, in order.
+    places: Vec<Place>,
 }
 
 impl Scene {
@@ -198,26 +232,23 @@ impl Scene {
     }
 
     fn parse_file(text: &str, base_dir: PathBuf, file: PathBuf) -> Result<Scene, SceneError> {
-        let spec: SceneFile = toml::from_str(text).map_err(|e| SceneError::Syntax {
-            file: file.clone(),
-            line: e.span().map_or(1, |s| line_of(text, s.start)),
-            message: e.message().trim().to_string(),
+        let places = places(text);
+        // `[body]` parses as one table where an array of them is expected;
+        // say what to write instead of the parser's "expected a sequence".
+        if let Some(p) = places.iter().find(|p| p.key == "[body]") {
+            return Err(SceneError::Syntax {
+                file,
+                line: p.line,
+                column: p.column,
+                message: "`[body]` is a single table: bodies are an array of tables, written `[[body]]`".into(),
+            });
+        }
+        let spec: SceneFile = toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map_or((1, 1), |s| line_column(text, s.start));
+            SceneError::Syntax { file: file.clone(), line, column, message: e.message().trim().to_string() }
         })?;
-        let body_lines = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| l.trim_start().starts_with("[[body]]"))
-            .map(|(i, _)| i + 1)
-            .collect();
-        let key_lines = text
-            .lines()
-            .enumerate()
-            .filter_map(|(i, l)| {
-                let key = l.split('=').next()?.trim();
-                (l.contains('=') && !key.is_empty()).then(|| (key.to_string(), i + 1))
-            })
-            .collect();
-        let scene = Scene { file, base_dir, spec, body_lines, key_lines };
+        let body_headers = places.iter().filter(|p| p.key == "[[body]]").cloned().collect();
+        let scene = Scene { file, base_dir, spec, body_headers, places };
         scene.check()?;
         Ok(scene)
     }
@@ -255,9 +286,11 @@ impl Scene {
         &self.spec
     }
 
-    /// Number of bodies the scene builds (after `grid` and `scatter`).
+    /// Number of bodies the scene builds (after `grid` and `scatter`), at
+    /// most [`MAX_BODIES`].
     pub fn body_count(&self) -> usize {
-        self.spec.bodies.iter().map(build::copies).sum()
+        // Checked when the scene was read: no overflow, at most MAX_BODIES.
+        self.spec.bodies.iter().map(|b| build::copies(b).unwrap_or(MAX_BODIES)).sum()
     }
 
     /// Number of `[[body]]` entries that load a mesh asset.
@@ -265,21 +298,30 @@ impl Scene {
         self.spec.bodies.iter().filter(|b| b.asset.is_some()).count()
     }
 
-    fn key_line(&self, key: &str) -> usize {
-        self.key_lines.iter().find(|(k, _)| k == key).map_or(1, |(_, l)| *l)
-    }
-
     fn invalid(&self, key: &str, message: String) -> SceneError {
-        SceneError::Invalid { file: self.file.clone(), line: self.key_line(key), message }
+        let (line, column) = self.places.iter().find(|p| p.key == key).map_or((1, 1), |p| (p.line, p.column));
+        SceneError::Invalid { file: self.file.clone(), line, column, message }
     }
 
-    fn body_error(&self, index: usize, message: String) -> SceneError {
-        SceneError::Body {
-            file: self.file.clone(),
-            line: self.body_lines.get(index).copied().unwrap_or(1),
-            index,
-            message,
+    /// An error of body entry `index`, placed at the first of the entry's
+    /// keys that the message names (`half_extents`, `scatter.min`, ...),
+    /// else at the entry's header.
+    pub(super) fn body_error(&self, index: usize, message: String) -> SceneError {
+        let header = self.body_headers.get(index);
+        let (mut line, mut column) = header.map_or((1, 1), |p| (p.line, p.column));
+        if let Some(h) = header {
+            // The entry's keys: from its header to the next table header.
+            let keys: Vec<&Place> =
+                self.places.iter().skip_while(|p| p.line <= h.line).take_while(|p| !p.key.starts_with('[')).collect();
+            let named = message
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map(|w| if w == "vertex" { "vertices" } else { w })
+                .find_map(|w| keys.iter().find(|p| p.key == w));
+            if let Some(p) = named {
+                (line, column) = (p.line, p.column);
+            }
         }
+        SceneError::Body { file: self.file.clone(), line, column, index, message }
     }
 
     fn check(&self) -> Result<(), SceneError> {
@@ -288,22 +330,40 @@ impl Scene {
             return Err(self.invalid("dimension", format!("dimension must be 2 or 3, got {}", s.dimension)));
         }
         if !(s.dt.is_finite() && s.dt >= 0.0) {
-            return Err(self.invalid("dt", format!("dt must be finite and non-negative, got {}", s.dt)));
+            return Err(self.invalid("dt", format!("dt must be finite and non-negative, got {}", Num(s.dt))));
         }
         if let Some(w) = s.cell_size
             && !(w.is_finite() && w > 0.0)
         {
-            return Err(self.invalid("cell_size", format!("cell_size must be positive and finite, got {w}")));
+            return Err(self.invalid("cell_size", format!("cell_size must be positive and finite, got {}", Num(w))));
         }
         if s.reverse_every == Some(0) {
             return Err(self.invalid("reverse_every", "reverse_every must be at least 1".into()));
         }
+        let mut total = 0usize;
         for (i, b) in s.bodies.iter().enumerate() {
             let checked = match s.dimension {
                 2 => build::resolve::<2>(b).map(drop),
                 _ => build::resolve::<3>(b).map(drop),
             };
             checked.map_err(|m| self.body_error(i, m))?;
+            let copies = build::copies(b).filter(|&n| n <= MAX_BODIES).ok_or_else(|| {
+                let what = match (&b.grid, &b.scatter) {
+                    (Some(g), _) => format!("grid.count {:?} makes", g.count),
+                    (_, Some(c)) => format!("scatter.count = {} makes", c.count),
+                    _ => "makes".into(),
+                };
+                self.body_error(i, format!("{what} more bodies than the {MAX_BODIES} a scene may have"))
+            })?;
+            total = total.saturating_add(copies);
+            if total > MAX_BODIES {
+                return Err(self.body_error(
+                    i,
+                    format!(
+                        "the entries up to this one make {total} bodies, more than the {MAX_BODIES} a scene may have"
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -313,7 +373,36 @@ impl Scene {
     }
 }
 
-/// 1-based line of byte offset `at` in `text`.
-fn line_of(text: &str, at: usize) -> usize {
-    text.as_bytes()[..at.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
+/// 1-based line and column (in characters) of byte offset `at` in `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Every table header (as `[name]` or `[[name]]`, spaces removed) and
+/// `key = value` line of a TOML text, with its place.
+fn places(text: &str) -> Vec<Place> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let trimmed = raw.trim_start();
+        let column = raw.chars().count() - trimmed.chars().count() + 1;
+        let code = trimmed.split('#').next().unwrap_or("").trim_end();
+        let key = if code.starts_with('[') {
+            code.chars().filter(|c| !c.is_whitespace()).collect()
+        } else if let Some((key, _)) = code.split_once('=') {
+            key.trim().to_string()
+        } else {
+            continue;
+        };
+        if !key.is_empty() {
+            out.push(Place { key, line: i + 1, column });
+        }
+    }
+    out
 }

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::stats::StepStats;
 use super::{BuildReport, Scene, SceneError};
 use crate::{Contact, ContactDetail, Frame, FrameId, Motion, World};
 
@@ -87,9 +88,12 @@ pub struct Summary {
     pub pairs_mean: f64,
     /// Intersecting frame pairs per step, maximum.
     pub pairs_max: usize,
+    /// Runaway bodies parked over the run (each time one was parked; see
+    /// [`Runaway`](crate::Runaway)).
+    pub parked: usize,
     /// Fastest step, milliseconds.
     pub ms_min: f64,
-    /// Median step, milliseconds.
+    /// Median step, milliseconds (to 0.1%: streamed in constant memory).
     pub ms_median: f64,
     /// Slowest step, milliseconds (the first step builds the static grid).
     pub ms_max: f64,
@@ -127,7 +131,7 @@ pub struct Summary {
 ///
 /// # Errors
 /// As [`Scene::build_3d`], [`SceneError::Step`] when the world refuses a
-/// step, [`SceneError::Invalid`] when the observer fails.
+/// step, [`SceneError::Output`] when the observer fails.
 pub fn run(scene: &Scene, options: &RunOptions, observer: &mut dyn Observer) -> Result<Summary, SceneError> {
     if scene.dimension() == 2 {
         let (world, report) = scene.build_with(options.detail)?;
@@ -148,8 +152,9 @@ fn run_world<const D: usize>(
 ) -> Result<Summary, SceneError> {
     let steps = options.steps.unwrap_or(scene.steps());
     let moving: Vec<_> = world.bodies().filter(|(_, b)| b.motion() == Motion::Moving).map(|(h, _)| h).collect();
-    let mut times = Vec::with_capacity(steps);
-    let mut pairs = Vec::with_capacity(steps);
+    // Streamed: nothing is kept per step, however many are asked for.
+    let mut stats = StepStats::new();
+    let mut parked = 0;
     for step in 1..=steps {
         if let Some(every) = scene.spec.reverse_every
             && step > 1
@@ -167,8 +172,9 @@ fn run_world<const D: usize>(
         let started = Instant::now();
         let contacts =
             world.step(scene.dt()).map_err(|source| SceneError::Step { file: scene.file.clone(), step, source })?;
-        times.push(started.elapsed().as_secs_f64() * 1e3);
-        pairs.push(contacts.len());
+        stats.add(started.elapsed().as_secs_f64() * 1e3, contacts.len());
+        let contacts = world.contacts();
+        parked += world.parked().len();
         if snap {
             let index: HashMap<FrameId, usize> = frames.iter().enumerate().map(|(i, (id, _))| (*id, i)).collect();
             let mut colliding = vec![false; frames.len()];
@@ -186,13 +192,15 @@ fn run_world<const D: usize>(
                 colliding,
                 contacts: contacts.to_vec(),
             };
-            hand(observer, &snapshot).map_err(|m| scene.invalid("", format!("step {step}: {m}")))?;
+            hand(observer, &snapshot).map_err(|message| SceneError::Output {
+                file: scene.file.clone(),
+                step,
+                message,
+            })?;
         }
         observer.progress(step, steps);
     }
-    let mut sorted = times.clone();
-    sorted.sort_by(f64::total_cmp);
-    let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+    let median = stats.ms_median();
     Ok(Summary {
         scene: scene.name().to_string(),
         dimension: D,
@@ -202,12 +210,13 @@ fn run_world<const D: usize>(
         invalid_skipped: report.invalid,
         steps,
         dt: scene.dt(),
-        pairs_mean: pairs.iter().sum::<usize>() as f64 / steps.max(1) as f64,
-        pairs_max: pairs.iter().copied().max().unwrap_or(0),
-        ms_min: sorted.first().copied().unwrap_or(0.0),
+        pairs_mean: stats.pairs_mean(),
+        pairs_max: stats.pairs_max,
+        parked,
+        ms_min: stats.ms_min(),
         ms_median: median,
-        ms_max: sorted.last().copied().unwrap_or(0.0),
-        ms_total: times.iter().sum(),
+        ms_max: stats.ms_max,
+        ms_total: stats.ms_total,
         ns_per_frame: median * 1e6 / report.frames.max(1) as f64,
         build_ms: report.build_ms,
         cell_size: world.cell_size(),

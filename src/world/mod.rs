@@ -299,6 +299,41 @@ impl<const D: usize> World<D> {
         Ok(BodyHandle { index, generation })
     }
 
+    /// Reserves room for `bodies` more bodies of `motion` with `frames`
+    /// frames in all, so that inserting them does not fail to allocate the
+    /// world's own arrays; a loader calls it before a large batch, to get a
+    /// clear error instead of an abort when memory runs out. Each body's own
+    /// frame list is still allocated by its insertion.
+    ///
+    /// # Errors
+    /// [`WorldError::TooMany`] past the world's limits,
+    /// [`WorldError::OutOfMemory`] when the memory cannot be had; the world
+    /// is unchanged (but for capacity) either way.
+    ///
+    /// ```
+    /// use fmbgrid::{Motion, World3, WorldConfig, WorldError};
+    /// let mut world = World3::new(WorldConfig::default());
+    /// world.try_reserve(Motion::Moving, 1000, 1000)?;
+    /// assert_eq!(world.try_reserve(Motion::Fixed, 10, 1 << 27), Err(WorldError::TooMany));
+    /// # Ok::<(), WorldError>(())
+    /// ```
+    pub fn try_reserve(&mut self, motion: Motion, bodies: usize, frames: usize) -> Result<(), WorldError> {
+        let total = self.store(motion).len().checked_add(frames);
+        let slots = self.slots.len().checked_add(bodies.saturating_sub(self.free.len()));
+        if total.is_none_or(|n| n > MAX_ITEMS) || slots.is_none_or(|n| n > u32::MAX as usize) {
+            return Err(WorldError::TooMany);
+        }
+        let bytes = bodies
+            .saturating_mul(size_of::<Slot<D>>())
+            .saturating_add(frames.saturating_mul(size_of::<Frame<D>>() + size_of::<Meta>()));
+        let oom = |_| WorldError::OutOfMemory { bytes };
+        self.slots.try_reserve(bodies.saturating_sub(self.free.len())).map_err(oom)?;
+        let store = self.store_mut(motion);
+        store.frames.try_reserve(frames).map_err(oom)?;
+        store.meta.try_reserve(frames).map_err(oom)?;
+        Ok(())
+    }
+
     /// Removes a body and returns it.
     ///
     /// # Errors

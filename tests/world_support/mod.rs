@@ -8,6 +8,8 @@
 //! uses a subset.
 #![allow(dead_code)]
 
+pub mod hostile;
+
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
