@@ -190,8 +190,7 @@ fn malformed_scenes_name_the_line() {
     let e = parse_err(
         "dimension = 3\ndt = 0.1\n[[body]]\nshape = \"tetrahedron\"\nvertices = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 1.0]]\n",
     );
-    // No key named: the entry's header.
-    assert!(e.starts_with("<string>:3:1: body 0: degenerate frame"), "{e}");
+    assert!(e.starts_with("<string>:5:1: body 0: vertices: degenerate frame"), "{e}");
     let e = parse_err(
         "dimension = 3\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, 1.0, 1.0]\nmotion = \"fixed\"\nvelocity = [1.0, 0.0, 0.0]\n",
     );

@@ -186,7 +186,13 @@ fn shape<const D: usize>(b: &BodySpec, kind: ShapeKind) -> Result<Frame<D>, Stri
             Frame::from_aabb(min, max)
         }
     };
-    frame.map_err(|e| e.to_string())
+    // Named by the keys the frame was made from, so the error is placed there.
+    let keys = match kind {
+        ShapeKind::Box => "half_extents",
+        ShapeKind::Tetrahedron | ShapeKind::Triangle => "vertices",
+        ShapeKind::Aabb => "min, max",
+    };
+    frame.map_err(|e| format!("{keys}: {e}"))
 }
 
 /// Checks an entry and converts it to dimension `D`.

@@ -347,12 +347,12 @@ impl Scene {
                 _ => build::resolve::<3>(b).map(drop),
             };
             checked.map_err(|m| self.body_error(i, m))?;
+            let what = match (&b.grid, &b.scatter) {
+                (Some(g), _) => format!("grid.count {:?} makes", g.count),
+                (_, Some(c)) => format!("scatter.count = {} makes", c.count),
+                _ => "makes".into(),
+            };
             let copies = build::copies(b).filter(|&n| n <= MAX_BODIES).ok_or_else(|| {
-                let what = match (&b.grid, &b.scatter) {
-                    (Some(g), _) => format!("grid.count {:?} makes", g.count),
-                    (_, Some(c)) => format!("scatter.count = {} makes", c.count),
-                    _ => "makes".into(),
-                };
                 self.body_error(i, format!("{what} more bodies than the {MAX_BODIES} a scene may have"))
             })?;
             total = total.saturating_add(copies);
@@ -360,7 +360,7 @@ impl Scene {
                 return Err(self.body_error(
                     i,
                     format!(
-                        "the entries up to this one make {total} bodies, more than the {MAX_BODIES} a scene may have"
+                        "{what} {copies} bodies: with the entries before, {total}, more than the {MAX_BODIES} a scene may have"
                     ),
                 ));
             }
