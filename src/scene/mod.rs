@@ -64,9 +64,14 @@
 //!   one. The generator is SplitMix64: the same file gives the same world on
 //!   every machine.
 //!
-//! Errors ([`SceneError`]) name the file and the line: TOML syntax and type
-//! errors, unknown keys, and bad values (`nan`, negative sizes, vectors of
-//! the wrong length, degenerate shapes) with the body's index.
+//! Errors ([`SceneError`]) name the file, line and column: TOML syntax and
+//! type errors, unknown keys, and bad values (`nan`, numbers beyond 1e15,
+//! negative sizes, vectors of the wrong length, degenerate shapes) with the
+//! body's index, on the line of the key they are about. Counts are checked
+//! before anything is built: a scene makes at most [`MAX_BODIES`] bodies,
+//! and building reserves the world's memory for each entry first
+//! ([`World::try_reserve`](crate::World::try_reserve)), so a scene larger
+//! than memory is an error, not an abort.
 //!
 //! ```
 //! use fmbgrid::scene::Scene;
