@@ -162,10 +162,10 @@ pub enum WorldError {
     #[error("a body needs at least one frame")]
     EmptyBody,
     /// The handle does not name a live body (removed, or from another world).
-    #[error("stale or foreign body handle {0:?}")]
+    #[error("stale or foreign body handle {0}: no live body of this world has it")]
     StaleHandle(crate::BodyHandle),
     /// The frame index is past the body's frames.
-    #[error("frame index {index} is out of range for body {body:?}")]
+    #[error("frame index {index} is out of range for body {body}")]
     NoSuchFrame {
         /// The body.
         body: crate::BodyHandle,
@@ -173,7 +173,7 @@ pub enum WorldError {
         index: u32,
     },
     /// Fixed bodies have no velocity.
-    #[error("body {0:?} is fixed: it cannot be given a velocity")]
+    #[error("body {0} is fixed: it cannot be given a velocity")]
     FixedBody(crate::BodyHandle),
     /// A fixed body was given a velocity.
     #[error("a fixed body cannot have a velocity")]
@@ -181,9 +181,7 @@ pub enum WorldError {
     /// Moving this body would take one of its frames beyond its
     /// [reach](crate::Frame::reach) (the [range rule](crate::range)), with
     /// [`Runaway::Refuse`](crate::Runaway::Refuse).
-    #[error(
-        "body {0:?} would leave the supported range (a frame's box within ±1e15 and ±1e12 × its shortest component)"
-    )]
+    #[error("body {0} would leave the supported range (a frame's box within ±1e15 and ±1e12 × its shortest component)")]
     OutOfRange(crate::BodyHandle),
     /// [`World::exact_boxes`](crate::World::exact_boxes) after bodies were
     /// inserted, removed or re-posed: the contacts no longer name the

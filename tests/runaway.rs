@@ -64,6 +64,13 @@ fn refuse_fails_the_step_for_the_first_runaway_and_changes_nothing() {
     let before = snapshot(&w);
     // Both runaways at dt = 10; the first in handle order is the fast one.
     assert_eq!(w.step(10.0).map(|c| c.len()), Err(WorldError::OutOfRange(runaways[0])));
+    assert_eq!(
+        WorldError::OutOfRange(runaways[0]).to_string(),
+        format!(
+            "body #{}.0 would leave the supported range (a frame's box within ±1e15 and ±1e12 × its shortest component)",
+            runaways[0].index()
+        )
+    );
     assert_eq!(snapshot(&w), before);
     assert!(w.parked().is_empty());
     // Without it, the other one's number is reported.

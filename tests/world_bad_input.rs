@@ -278,6 +278,10 @@ fn stale_and_foreign_handles_are_refused() {
     };
     // Removed twice.
     stale_ops(&mut w, extra);
+    assert_eq!(
+        w.remove(extra).unwrap_err().to_string(),
+        format!("stale or foreign body handle #{}.0: no live body of this world has it", extra.index())
+    );
     // Slot reused: the old handle still fails and the new body is untouched.
     let reuse = w.insert(Body::moving(vec![unit3([9.0; 3])])).unwrap();
     assert_eq!(reuse.index(), extra.index());

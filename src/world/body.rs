@@ -35,6 +35,21 @@ impl BodyHandle {
     }
 }
 
+/// `#index.generation`, as error messages print a handle.
+///
+/// ```
+/// # use fmbgrid::{Body, Frame2, World2, WorldConfig};
+/// let mut world = World2::new(WorldConfig::default());
+/// let h = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+/// assert_eq!(h.to_string(), "#0.0");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl std::fmt::Display for BodyHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{}.{}", self.index, self.generation)
+    }
+}
+
 /// One frame of one body.
 ///
 /// ```
