@@ -66,8 +66,8 @@ pub enum FrameError {
         /// The minimum accepted.
         limit: f64,
     },
-    /// A component is too short relative to the frame's size or position to be
-    /// represented: `length / scale` is below
+    /// A component is too short relative to the frame's longest one (a
+    /// sliver): `length / scale` is below
     /// [`MIN_RELATIVE_LENGTH`](crate::frame::MIN_RELATIVE_LENGTH).
     #[error("degenerate frame: component {index} has length {length:e}, too small for a frame of scale {scale:e}")]
     TooThin {
@@ -75,7 +75,7 @@ pub enum FrameError {
         index: usize,
         /// Its length.
         length: f64,
-        /// The frame's scale (largest component length or origin coordinate).
+        /// The frame's scale: its longest component's length.
         scale: f64,
     },
     /// The frame's box reaches beyond its [reach](crate::Frame::reach):
@@ -133,6 +133,16 @@ pub enum WorldError {
         /// Which input.
         what: &'static str,
         /// The offending value.
+        value: f64,
+    },
+    /// A body's displacement over a step, `velocity · dt`, is not a
+    /// finite number of magnitude at most 1e15 (a runaway refused with
+    /// [`Runaway::Refuse`](crate::Runaway::Refuse)).
+    #[error("body {body}: velocity × dt is {}: it must be a finite number of magnitude at most 1e15", Num(*value))]
+    BadDisplacement {
+        /// The body.
+        body: crate::BodyHandle,
+        /// The first bad coordinate of its displacement.
         value: f64,
     },
     /// The time step is negative or not finite.

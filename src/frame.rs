@@ -294,7 +294,8 @@ impl<const D: usize> Frame<D> {
 
     /// The largest coordinate magnitude the frame's box may have, anywhere
     /// it goes: `min(1e15, 1e12 × its shortest component)`, the second
-    /// bound rounded up to an `f32` (the [range rule](crate::range)). A
+    /// bound rounded up to an `f32` (at most 1.2e-7 of it above; the [range
+    /// rule](crate::range)). A
     /// world stops a body before any of its frames' boxes passes it.
     ///
     /// ```

@@ -152,7 +152,8 @@ fn execute(args: &RunArgs) -> Result<(), String> {
 
 /// The outputs asked for can be written, before the run: the export
 /// folder exists or can be created and takes a file, and the JSON file can
-/// be opened for writing (created empty when missing, not truncated).
+/// be written (an existing one is not truncated, a missing one is created
+/// and removed again).
 fn check_outputs(args: &RunArgs) -> Result<(), String> {
     if let Some(dir) = &args.export {
         std::fs::create_dir_all(dir)
@@ -163,23 +164,25 @@ fn check_outputs(args: &RunArgs) -> Result<(), String> {
         let _ = std::fs::remove_file(&probe);
     }
     if let Some(path) = &args.json {
-        std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(|e| format!("--json {}: cannot write the file: {e}", path.display()))?;
+        let cannot = |e: std::io::Error| format!("--json {}: cannot write the file: {e}", path.display());
+        if path.exists() {
+            std::fs::OpenOptions::new().append(true).open(path).map_err(cannot)?;
+        } else {
+            std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(cannot)?;
+            let _ = std::fs::remove_file(path);
+        }
     }
     Ok(())
 }
 
 fn execute_here(args: &RunArgs) -> Result<(), String> {
     let scene = Scene::load(&args.path).map_err(|e| e.to_string())?;
-    check_outputs(args)?;
     let steps = args.steps.unwrap_or(scene.steps());
     let mut export_steps = args.export_steps.clone();
     if let Some(&bad) = export_steps.iter().find(|&&k| k == 0 || k > steps) {
         return Err(format!("--export-steps: step {bad} is not among the steps run (1 to {steps})"));
     }
+    check_outputs(args)?;
     if args.export.is_some() && export_steps.is_empty() {
         export_steps.push(steps);
     }

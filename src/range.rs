@@ -8,8 +8,8 @@
 //!       = min(1e15, 1e12 · ℓ_min)
 //! ```
 //!
-//! (the second bound stored as an `f32`, rounded up: at most 6e-8 above
-//! it, which changes nothing the bound is for). The first bound keeps every product
+//! (the second bound stored as an `f32`, rounded up: at most 1.2e-7 of it
+//! above, which changes nothing the bound is for). The first bound keeps every product
 //! the narrow phase forms far from `f64` overflow; the second keeps the
 //! frame's smallest feature at least 1e-12 of its coordinates, so that its
 //! vertices are distinct numbers and the answers keep their accuracy. A unit
@@ -71,9 +71,9 @@ mod tests {
 
     #[test]
     fn reach_is_rounded_up_below_1e15_and_capped_at_it() {
-        for x in [1.0, 0.3, 1.7e-3, 9.99e2] {
+        for x in [1.0, 0.3, 1.7e-3, 9.99e2, 17.6, 5e-9] {
             let r = reach(precision_bound(x));
-            assert!(r >= x / MIN_RELATIVE_LENGTH && r <= x / MIN_RELATIVE_LENGTH * (1.0 + 1e-7), "{x}: {r}");
+            assert!(r >= x / MIN_RELATIVE_LENGTH && r <= x / MIN_RELATIVE_LENGTH * (1.0 + 1.2e-7), "{x}: {r}");
         }
         assert_eq!(reach(precision_bound(1e3)), MAX_COORDINATE);
         assert_eq!(reach(precision_bound(1e27)), MAX_COORDINATE);

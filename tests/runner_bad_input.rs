@@ -71,7 +71,7 @@ fn counts_past_the_limit_are_refused_before_any_work() {
     refused(
         &["run", scatter.to_str().unwrap()],
         &format!(
-            "{}:7:1: body 0: scatter.count = 100000000000 makes more bodies than the 67108864 a scene may have",
+            "{}:7:1: body 0: scatter.count = 100000000000 asks for more bodies than the 67108864 a scene may have",
             scatter.display()
         ),
     );
@@ -117,7 +117,8 @@ fn a_scene_larger_than_memory_is_a_clear_error() {
 }
 
 /// Huge step counts run in constant memory (nothing is allocated per
-/// step): still running under the cap after a while, then stopped.
+/// step): still running under the cap after a while, its resident memory
+/// not growing between two samples, then stopped.
 #[test]
 fn huge_step_counts_run_in_bounded_memory() {
     let dir = folder("steps");
@@ -129,16 +130,32 @@ fn huge_step_counts_run_in_bounded_memory() {
             .spawn()
             .unwrap();
         let started = Instant::now();
-        while started.elapsed() < Duration::from_millis(1500) {
+        let mut samples = Vec::new();
+        while started.elapsed() < Duration::from_millis(2000) {
             if let Some(status) = child.try_wait().unwrap() {
                 let out = child.wait_with_output().unwrap();
                 panic!("--steps {steps}: ended with {status}: {}", String::from_utf8_lossy(&out.stderr));
             }
             std::thread::sleep(Duration::from_millis(50));
+            if started.elapsed() > Duration::from_millis(500) && samples.len() < 2 {
+                samples.extend(resident_kib(child.id()));
+            }
         }
+        let last = resident_kib(child.id());
         child.kill().unwrap();
+        // Tens of thousands of steps ran between the samples.
+        if let (Some(&first), Some(last)) = (samples.first(), last) {
+            assert!(last < first + 4096, "--steps {steps}: resident memory grew from {first} to {last} KiB");
+        }
         let _ = child.wait();
     }
+}
+
+/// `VmRSS` of a process, in KiB (Linux; `None` elsewhere).
+fn resident_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[test]
@@ -220,6 +237,31 @@ fn messages_name_what_was_written() {
     assert_eq!(
         parse_err("dimension = 2\ndt = 0.1\n\n  [[ body ]]\n"),
         "<string>:4:3: body 0: needs a `shape` or an `asset`"
+    );
+    // Derived values name the keys they come from.
+    assert_eq!(
+        parse_err(&format!("{BOX2}grid = {{ count = [3, 1], spacing = [6e14, 0.0] }}\n")),
+        "<string>:7:1: body 0: grid.spacing: the last copy's position (position + (grid.count - 1) · grid.spacing) \
+         reaches 1.2e15: at most 1e15 in magnitude is supported"
+    );
+    assert_eq!(
+        parse_err(&format!(
+            "{BOX2}velocity = [9e14, 0.0]\nscatter = {{ count = 2, min = [0.0, 0.0], max = [1.0, 1.0], velocity_range = [0.0, 2e14] }}\n"
+        )),
+        "<string>:8:1: body 0: scatter.velocity_range: the velocities (velocity + the range) reaches 1.1e15: \
+         at most 1e15 in magnitude is supported"
+    );
+    assert_eq!(
+        parse_err(&format!("{BOX2}scale = 1e300\n")),
+        "<string>:7:1: body 0: scale is 1e300: it must be a finite number of magnitude at most 1e15"
+    );
+    // A multi-line array's rows are not table headers: the key after it is
+    // still found.
+    assert_eq!(
+        parse_err(
+            "dimension = 2\ndt = 0.1\n[[body]]\nshape = \"triangle\"\nvertices = [\n  [0.0, 0.0],\n  [1.0, 0.0],\n  [0.0, 1.0],\n]\nvelocity = [nan, 0.0]\n"
+        ),
+        "<string>:10:1: body 0: velocity[0] is NaN: it must be a finite number of magnitude at most 1e15"
     );
     // A unit box far out: out of range for its size, not "degenerate".
     assert_eq!(

@@ -96,17 +96,28 @@ proptest! {
     }
 }
 
-/// The sequences do reach refusals, parked runaways, contacts and bodies of
-/// many frames (else the properties above would be vacuous).
+/// The sequences do reach refusals, parked runaways (or, refusing them,
+/// steps refused as predicted), contacts and bodies of many frames, in both
+/// policies (else the properties above would be vacuous).
 #[test]
 fn sequences_exercise_every_outcome() {
+    for refuse in [false, true] {
+        let t = outcomes(refuse);
+        println!("64 sequences, refuse = {refuse}: {t:?}");
+        let runaways = if refuse { t.step_refusals } else { t.parked };
+        assert!(t.refused > 100 && runaways > 5 && t.steps > 200 && t.contacts > 200 && t.big_bodies > 5, "{t:?}");
+    }
+}
+
+fn outcomes(refuse: bool) -> world_support::hostile::Counts {
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig { cases: 64, ..config() });
     let total = std::cell::Cell::new(world_support::hostile::Counts::default());
     runner
         .run(&prop::collection::vec(op(), 20..40), |ops| {
-            let c = run::<3>(false, &ops).map_err(TestCaseError::fail)?;
+            let c = run::<3>(refuse, &ops).map_err(TestCaseError::fail)?;
             let mut t = total.get();
             t.refused += c.refused;
+            t.step_refusals += c.step_refusals;
             t.parked += c.parked;
             t.steps += c.steps;
             t.contacts += c.contacts;
@@ -115,7 +126,5 @@ fn sequences_exercise_every_outcome() {
             Ok(())
         })
         .unwrap();
-    let t = total.get();
-    println!("64 sequences: {t:?}");
-    assert!(t.refused > 100 && t.parked > 5 && t.steps > 200 && t.contacts > 200 && t.big_bodies > 5, "{t:?}");
+    total.get()
 }

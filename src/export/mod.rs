@@ -74,7 +74,10 @@ fn write<const D: usize>(
 }
 
 fn stem(dir: &Path, scene: &str, step: usize) -> PathBuf {
-    let name: String = scene.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    // At most 64 characters: a long scene name must not make file names
+    // the file system refuses.
+    let name: String =
+        scene.chars().take(64).map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     dir.join(format!("{name}_step{step:05}"))
 }
 

@@ -81,6 +81,14 @@ fn finite(what: &str, v: &[f64]) -> Result<(), String> {
     }
 }
 
+/// A derived quantity (`what` names the keys it comes from) within ±1e15.
+fn within(what: &str, v: &[f64]) -> Result<(), String> {
+    match v.iter().find(|x| !(x.is_finite() && x.abs() <= MAX_COORDINATE)) {
+        Some(&x) => Err(format!("{what} reaches {}: at most 1e15 in magnitude is supported", Num(x))),
+        None => Ok(()),
+    }
+}
+
 fn vector<const D: usize>(what: &str, v: &[f64]) -> Result<[f64; D], String> {
     if v.len() != D {
         return Err(format!("{what} needs {D} numbers, got {}", v.len()));
@@ -218,6 +226,7 @@ pub(super) fn resolve<const D: usize>(b: &BodySpec) -> Result<Resolved<D>, Strin
         }
     };
     let scale = positive("scale", b.scale)?;
+    finite("scale", &[scale])?;
     let moving = b.motion == MotionSpec::Moving;
     let position = match &b.position {
         Some(p) => vector("position", p)?,
@@ -239,13 +248,23 @@ pub(super) fn resolve<const D: usize>(b: &BodySpec) -> Result<Resolved<D>, Strin
             } else {
                 return Err(format!("grid.count needs {D} numbers, got {}", g.count.len()));
             };
-            Repeat::Grid { count, spacing: vector("grid.spacing", &g.spacing)? }
+            let spacing: [f64; D] = vector("grid.spacing", &g.spacing)?;
+            // The last copy's position, from what was written.
+            let last: Vec<f64> = (0..D).map(|k| position[k] + count[k].saturating_sub(1) as f64 * spacing[k]).collect();
+            within("grid.spacing: the last copy's position (position + (grid.count - 1) · grid.spacing)", &last)?;
+            Repeat::Grid { count, spacing }
         }
         (None, Some(s)) => {
             let min = vector::<D>("scatter.min", &s.min)?;
             let max = vector::<D>("scatter.max", &s.max)?;
             if let Some(k) = (0..D).find(|&k| min[k] > max[k]) {
                 return Err(format!("scatter.min[{k}] = {} is above scatter.max[{k}] = {}", Num(min[k]), Num(max[k])));
+            }
+            let corners: Vec<f64> = (0..D).flat_map(|k| [position[k] + min[k], position[k] + max[k]]).collect();
+            within("scatter.min, scatter.max: the region, offset by position,", &corners)?;
+            if let Some([lo, hi]) = s.velocity_range {
+                let extremes: Vec<f64> = velocity.iter().flat_map(|v| [v + lo, v + hi]).collect();
+                within("scatter.velocity_range: the velocities (velocity + the range)", &extremes)?;
             }
             if s.random_rotation && b.rotation.is_some() {
                 return Err("give either `rotation` or `scatter.random_rotation`, not both".into());

@@ -352,21 +352,24 @@ impl Scene {
                 _ => build::resolve::<3>(b).map(drop),
             };
             checked.map_err(|m| self.body_error(i, m))?;
-            let what = match (&b.grid, &b.scatter) {
-                (Some(g), _) => format!("grid.count {:?} makes", g.count),
-                (_, Some(c)) => format!("scatter.count = {} makes", c.count),
-                _ => "makes".into(),
-            };
             let copies = build::copies(b).filter(|&n| n <= MAX_BODIES).ok_or_else(|| {
+                let what = match (&b.grid, &b.scatter) {
+                    (Some(g), _) => format!("grid.count {:?} makes", g.count),
+                    (_, Some(c)) => format!("scatter.count = {} asks for", c.count),
+                    _ => "makes".into(),
+                };
                 self.body_error(i, format!("{what} more bodies than the {MAX_BODIES} a scene may have"))
             })?;
             total = total.saturating_add(copies);
             if total > MAX_BODIES {
+                let what = match (&b.grid, &b.scatter) {
+                    (Some(g), _) => format!("grid.count {:?} makes {copies} bodies", g.count),
+                    (_, Some(_)) => format!("scatter.count makes {copies} bodies"),
+                    _ => "this entry makes 1 body".into(),
+                };
                 return Err(self.body_error(
                     i,
-                    format!(
-                        "{what} {copies} bodies: with the entries before, {total}, more than the {MAX_BODIES} a scene may have"
-                    ),
+                    format!("{what}: with the entries before, {total}, more than the {MAX_BODIES} a scene may have"),
                 ));
             }
         }
@@ -391,14 +394,28 @@ fn line_column(text: &str, at: usize) -> (usize, usize) {
 }
 
 /// Every table header (as `[name]` or `[[name]]`, spaces removed) and
-/// `key = value` line of a TOML text, with its place.
+/// `key = value` line of a TOML text, with its place. Lines inside
+/// multi-line strings are skipped, and the rows of a multi-line array
+/// (`[0.0, 1.0],`) are not headers: a header's brackets hold a name.
 fn places(text: &str) -> Vec<Place> {
     let mut out = Vec::new();
+    let mut in_string = false;
     for (i, raw) in text.lines().enumerate() {
+        let quotes = raw.matches("\"\"\"").count() + raw.matches("'''").count();
+        let was_in_string = in_string;
+        in_string ^= quotes % 2 == 1;
+        if was_in_string {
+            continue;
+        }
         let trimmed = raw.trim_start();
         let column = raw.chars().count() - trimmed.chars().count() + 1;
         let code = trimmed.split('#').next().unwrap_or("").trim_end();
-        let key = if code.starts_with('[') {
+        let key = if let Some(inner) = code.strip_prefix('[') {
+            let name = inner.trim_start_matches('[').trim_start();
+            if !name.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '"' || c == '\'') || name.contains(',')
+            {
+                continue;
+            }
             code.chars().filter(|c| !c.is_whitespace()).collect()
         } else if let Some((key, _)) = code.split_once('=') {
             key.trim().to_string()

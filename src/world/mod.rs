@@ -502,6 +502,7 @@ impl<const D: usize> World<D> {
         self.pairs.clear();
         self.previous.clear();
         self.events.clear();
+        self.parked.clear();
     }
 
     /// The bodies and their handles, in slot order.

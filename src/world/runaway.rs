@@ -35,7 +35,7 @@ pub enum Runaway {
     /// one body gone wrong never stops the others.
     #[default]
     Park,
-    /// The step is refused with [`WorldError::BadNumber`] or
+    /// The step is refused with [`WorldError::BadDisplacement`] or
     /// [`WorldError::OutOfRange`] for the first runaway body in handle
     /// order, and the world is left unchanged.
     Refuse,
@@ -54,7 +54,9 @@ pub(super) struct Found {
 impl<const D: usize> World<D> {
     /// The bodies the last [`World::step`] parked (with [`Runaway::Park`]),
     /// in handle order: each stayed in place for that step and had its
-    /// velocity set to zero. Empty when the step parked none.
+    /// velocity set to zero. Empty when the step parked none. Like
+    /// [`World::contacts`], it is the last step's record: a body removed
+    /// since stays listed until the next step (or [`World::clear`]).
     ///
     /// ```
     /// # use fmbgrid::{World2, WorldConfig};
@@ -67,11 +69,16 @@ impl<const D: usize> World<D> {
         &self.parked
     }
 
+    /// The handle of the live body in `slot`.
+    fn handle_of(&self, slot: u32) -> BodyHandle {
+        BodyHandle { index: slot, generation: self.generation(slot) }
+    }
+
     /// The error of a runaway, as [`Runaway::Refuse`] reports it.
     pub(super) fn runaway_error(&self, found: &Found) -> WorldError {
         match found.bad_number {
-            Some(value) => WorldError::BadNumber { what: "velocity × dt", value },
-            None => WorldError::OutOfRange(BodyHandle { index: found.slot, generation: self.generation(found.slot) }),
+            Some(value) => WorldError::BadDisplacement { body: self.handle_of(found.slot), value },
+            None => WorldError::OutOfRange(self.handle_of(found.slot)),
         }
     }
 
@@ -96,7 +103,7 @@ impl<const D: usize> World<D> {
             if let Some(stored) = &mut self.slots[f.slot as usize].stored {
                 stored.body.velocity = [0.0; D];
             }
-            self.parked.push(BodyHandle { index: f.slot, generation: self.generation(f.slot) });
+            self.parked.push(self.handle_of(f.slot));
         }
         self.parked.sort_unstable();
         self.parked.dedup();

@@ -79,7 +79,7 @@ impl<const D: usize> World<D> {
     ///
     /// # Errors
     /// [`WorldError::BadTimeStep`] for a negative or non-finite `dt`; with
-    /// [`Runaway::Refuse`](crate::Runaway::Refuse), [`WorldError::BadNumber`]
+    /// [`Runaway::Refuse`](crate::Runaway::Refuse), [`WorldError::BadDisplacement`]
     /// or [`WorldError::OutOfRange`] for the first runaway body in handle
     /// order. The world is unchanged after an error.
     ///

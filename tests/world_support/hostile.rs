@@ -116,6 +116,8 @@ pub enum Op {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Counts {
     pub refused: usize,
+    /// Steps refused for a runaway, as the oracle predicted.
+    pub step_refusals: usize,
     pub parked: usize,
     pub steps: usize,
     pub contacts: usize,
@@ -130,7 +132,10 @@ pub const MAX_COPIES: u16 = 2000;
 pub fn run<const D: usize>(refuse: bool, ops: &[Op]) -> Result<Counts, String> {
     let policy = if refuse { Runaway::Refuse } else { Runaway::Park };
     let mut world = World::<D>::new(WorldConfig::default().with_runaway(policy));
-    // Handles from another world, with slots this one may not have.
+    // Handles from another world, used where this world has no body in
+    // their slot (a foreign handle naming a live slot and generation here
+    // is indistinguishable from this world's own: handles carry no world
+    // tag).
     let mut other = World::<D>::new(WorldConfig::default());
     let unit = Frame::<D>::from_aabb([0.0; D], [1.0; D]).map_err(|e| e.to_string())?;
     let foreign: Vec<BodyHandle> = (0..40).filter_map(|_| other.insert(Body::fixed(vec![unit])).ok()).collect();
@@ -141,6 +146,8 @@ pub fn run<const D: usize>(refuse: bool, ops: &[Op]) -> Result<Counts, String> {
         let refused =
             apply(&mut world, &mut issued, &foreign, &mut stats, op).map_err(|e| format!("op {i} {op:?}: {e}"))?;
         counts.refused += usize::from(refused);
+        counts.step_refusals +=
+            usize::from(refused && matches!(op, Op::Step(dt) if dt.value() >= 0.0 && dt.value().is_finite()));
         if matches!(op, Op::Step(_)) {
             counts.parked += world.parked().len();
         }

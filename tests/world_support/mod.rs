@@ -579,7 +579,7 @@ pub fn check_step<const D: usize>(world: &mut World<D>, dt: f64, stats: &mut Ste
     let refuse = dt.is_finite() && dt >= 0.0 && world.config().runaway == fmbgrid::Runaway::Refuse;
     if refuse && let Some(&(h, why)) = runaways.iter().min_by_key(|(h, _)| *h) {
         let want = match why {
-            Runaway::BadNumber(value) => WorldError::BadNumber { what: "velocity × dt", value },
+            Runaway::BadNumber(value) => WorldError::BadDisplacement { body: h, value },
             Runaway::OutOfRange => WorldError::OutOfRange(h),
         };
         let unchanged = snapshot(world);
