@@ -198,9 +198,10 @@ pub enum WorldError {
     /// frames the step tested.
     #[error("the world changed since the step: its contacts' frames are gone or moved")]
     ContactsOutdated,
-    /// Memory for the bodies asked for could not be allocated
-    /// ([`World::try_reserve`](crate::World::try_reserve)).
-    #[error("not enough memory: about {:.1} GB could not be allocated for the bodies asked for", *bytes as f64 / 1e9)]
+    /// Memory could not be allocated: for the bodies asked for
+    /// ([`World::try_reserve`](crate::World::try_reserve)), or for a step's
+    /// contacts (a scene where nearly everything overlaps).
+    #[error("not enough memory: about {:.1} GB or more could not be allocated", *bytes as f64 / 1e9)]
     OutOfMemory {
         /// About how many bytes were asked for.
         bytes: usize,

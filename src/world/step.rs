@@ -24,6 +24,8 @@
 //! Steps 4–5 run in parallel chunks of slots with the `parallel` feature;
 //! each chunk writes its own reused buffer, concatenated in order.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
@@ -41,6 +43,9 @@ use crate::pairs::{Partner, for_each_candidate};
 /// Moving-list slots per parallel task: large enough to amortise
 /// scheduling, small enough to balance two to a few dozen threads.
 const CHUNK: usize = 1024;
+
+/// Slots between two checks of whether another chunk ran out of memory.
+const STOP_CHECK: usize = 64;
 
 /// Bodies with at least this many frames get the body-level pruning of
 /// `build_moving_grid`.
@@ -78,6 +83,8 @@ impl<const D: usize> World<D> {
     /// step goes on.
     ///
     /// # Errors
+    /// [`WorldError::OutOfMemory`] when the step's contacts do not fit in
+    /// memory (the bodies are not advanced, the last step's contacts stay);
     /// [`WorldError::BadTimeStep`] for a negative or non-finite `dt`; with
     /// [`Runaway::Refuse`](crate::Runaway::Refuse), [`WorldError::BadDisplacement`]
     /// or [`WorldError::OutOfRange`] for the first runaway body in handle
@@ -102,7 +109,7 @@ impl<const D: usize> World<D> {
         self.refresh();
         self.displacements(dt, ready);
         self.build_moving_grid();
-        self.find_contacts();
+        self.find_contacts()?;
         self.update_events();
         self.advance();
         self.contacts_current = true;
@@ -293,8 +300,11 @@ impl<const D: usize> World<D> {
         }
     }
 
-    /// Steps 4–6: candidates, FMB, contacts in deterministic order.
-    fn find_contacts(&mut self) {
+    /// Steps 4–6: candidates, FMB, contacts in deterministic order. The
+    /// contact buffers grow fallibly: contacts that do not fit in memory
+    /// (a scene where everything overlaps everything) are an error, with
+    /// the last step's contacts untouched.
+    fn find_contacts(&mut self) -> Result<(), WorldError> {
         let n = self.moving_grid.len();
         let count = n.div_ceil(CHUNK);
         let mut chunks = std::mem::take(&mut self.chunks);
@@ -303,23 +313,49 @@ impl<const D: usize> World<D> {
             chunks.resize_with(count, Vec::new);
         }
         let this = &*self;
+        // Set by the first chunk out of memory: the others stop early.
+        let failed = AtomicBool::new(false);
         let run = |(c, out): (usize, &mut Vec<Contact<D>>)| {
             out.clear();
-            this.contacts_in(c * CHUNK..n.min((c + 1) * CHUNK), out);
+            let (start, end) = (c * CHUNK, n.min((c + 1) * CHUNK));
+            for from in (start..end).step_by(STOP_CHECK) {
+                if failed.load(Ordering::Relaxed) {
+                    return false;
+                }
+                if !this.contacts_in(from..end.min(from + STOP_CHECK), out) {
+                    failed.store(true, Ordering::Relaxed);
+                    return false;
+                }
+            }
+            true
         };
         #[cfg(feature = "parallel")]
-        chunks[..count].par_iter_mut().enumerate().for_each(run);
+        let fits = chunks[..count].par_iter_mut().enumerate().map(run).reduce(|| true, |a, b| a & b);
         #[cfg(not(feature = "parallel"))]
-        chunks[..count].iter_mut().enumerate().for_each(run);
+        let fits = chunks[..count].iter_mut().enumerate().map(run).fold(true, |a, b| a & b);
+        let total: usize = chunks[..count].iter().map(Vec::len).sum();
+        let bytes = total.saturating_mul(size_of::<Contact<D>>());
+        let fits = fits && self.contacts.try_reserve(total.saturating_sub(self.contacts.len())).is_ok();
+        let fits = fits && self.pair_keys.try_reserve(total.saturating_sub(self.pair_keys.len())).is_ok();
+        if !fits {
+            for out in &mut chunks {
+                *out = Vec::new();
+            }
+            self.chunks = chunks;
+            return Err(WorldError::OutOfMemory { bytes });
+        }
         self.contacts.clear();
         for out in &chunks[..count] {
             self.contacts.extend_from_slice(out);
         }
         self.chunks = chunks;
+        Ok(())
     }
 
-    /// The contacts of the candidate pairs of a range of the moving list's slots.
-    fn contacts_in(&self, entries: std::ops::Range<usize>, out: &mut Vec<Contact<D>>) {
+    /// The contacts of the candidate pairs of a range of the moving list's
+    /// slots; false when they did not fit in memory (`out` is then short).
+    fn contacts_in(&self, entries: std::ops::Range<usize>, out: &mut Vec<Contact<D>>) -> bool {
+        let mut fits = true;
         let (moving, fixed) = (&self.moving, &self.fixed);
         let moved = |i: u32, m: &Meta| moving.frames[i as usize].moved(self.body_shift[m.rank as usize]);
         let detail = self.config.detail;
@@ -350,9 +386,14 @@ impl<const D: usize> World<D> {
             if let Some((other, Some((aabb, time)))) = hit {
                 let (a, b) = (me.id(), other.id());
                 let (a, b) = if a < b { (a, b) } else { (b, a) };
-                out.push(Contact { a, b, aabb, time });
+                if out.len() < out.capacity() || grow(out) {
+                    out.push(Contact { a, b, aabb, time });
+                } else {
+                    fits = false;
+                }
             }
         });
+        fits
     }
 
     /// Step 6: body pairs of this step, and what started or ended.
@@ -478,6 +519,12 @@ impl<const D: usize> World<D> {
             list.copy_from_slice(&self.active);
         }
     }
+}
+
+/// Doubles a full contact buffer, fallibly (false when memory ran out).
+#[cold]
+fn grow<T>(out: &mut Vec<T>) -> bool {
+    out.try_reserve(out.len().max(64)).is_ok()
 }
 
 /// True when frame `f` (at rest) displaced by `d` leaves its reach.
