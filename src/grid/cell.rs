@@ -96,24 +96,29 @@ pub(crate) fn for_each_cell<const D: usize>(lo: &[i32; D], hi: &[i32; D], mut f:
 /// Interleaves the low bits of the coordinates (21 bits each in 3D, 32 in 2D).
 #[inline(always)]
 pub(crate) fn morton<const D: usize>(cell: &[i32; D]) -> u64 {
-    let spread = |v: i32| -> u64 {
-        let mut x = u64::from(v as u32);
-        if D == 2 {
-            x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF;
-            x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF;
-            x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
-            x = (x | (x << 2)) & 0x3333_3333_3333_3333;
-            (x | (x << 1)) & 0x5555_5555_5555_5555
-        } else {
-            x &= 0x1F_FFFF;
-            x = (x | (x << 32)) & 0x001F_0000_0000_FFFF;
-            x = (x | (x << 16)) & 0x001F_0000_FF00_00FF;
-            x = (x | (x << 8)) & 0x100F_00F0_0F00_F00F;
-            x = (x | (x << 4)) & 0x10C3_0C30_C30C_30C3;
-            (x | (x << 2)) & 0x1249_2492_4924_9249
-        }
-    };
-    (0..D).fold(0, |h, i| h | (spread(cell[i]) << i))
+    (0..D).fold(0, |h, i| h | (spread::<D>(cell[i]) << i))
+}
+
+/// One coordinate's bits spread for a `D`-dimensional Morton code (before
+/// the shift by its axis): `morton(c) = Σᵢ spread(cᵢ) << i`, so the codes
+/// of a block of cells can share their coordinates' spreads.
+#[inline(always)]
+pub(crate) fn spread<const D: usize>(v: i32) -> u64 {
+    let mut x = u64::from(v as u32);
+    if D == 2 {
+        x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF;
+        x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF;
+        x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+        x = (x | (x << 2)) & 0x3333_3333_3333_3333;
+        (x | (x << 1)) & 0x5555_5555_5555_5555
+    } else {
+        x &= 0x1F_FFFF;
+        x = (x | (x << 32)) & 0x001F_0000_0000_FFFF;
+        x = (x | (x << 16)) & 0x001F_0000_FF00_00FF;
+        x = (x | (x << 8)) & 0x100F_00F0_0F00_F00F;
+        x = (x | (x << 4)) & 0x10C3_0C30_C30C_30C3;
+        (x | (x << 2)) & 0x1249_2492_4924_9249
+    }
 }
 
 /// The automatic base cell size: twice the median of the boxes' largest

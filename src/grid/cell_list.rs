@@ -29,7 +29,7 @@
 //! the frames' sizes) goes to a short list of huge slots, paired with every
 //! other slot by box tests.
 
-use super::cell::{CellSize, MAX_CELL, MAX_LEVELS, cell_count, floor_i32, for_each_cell, morton, parent};
+use super::cell::{CellSize, MAX_CELL, MAX_LEVELS, cell_count, floor_i32, for_each_cell, morton, parent, spread};
 use super::grid_box::GridBox;
 use crate::aabb::Aabb;
 
@@ -238,8 +238,14 @@ fn place<const D: usize>(size: &CellSize, b: &GridBox<D>) -> Option<Slot<D>> {
 /// Bucket of a cell of `level`: its Morton code salted per level, masked.
 #[inline(always)]
 fn bucket<const D: usize>(cell: &[i32; D], level: u32, mask: u64) -> usize {
+    bucket_of_code(morton(cell), level, mask)
+}
+
+/// [`bucket`] from the cell's Morton code.
+#[inline(always)]
+fn bucket_of_code(code: u64, level: u32, mask: u64) -> usize {
     let salt = u64::from(level).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    ((morton(cell) ^ salt) & mask) as usize
+    ((code ^ salt) & mask) as usize
 }
 
 impl<const D: usize> CellList<D> {
@@ -618,17 +624,24 @@ impl<const D: usize> CellList<D> {
             });
             return;
         }
+        // Each coordinate spread once (at most 3 per axis in the usual
+        // 3×3×3 block), each cell's Morton code an OR of its axes' spreads.
+        let mut spreads = [[0u64; BATCH]; D];
+        for (k, row) in spreads.iter_mut().enumerate() {
+            for (j, s) in row[..=(hi[k] - lo[k]) as usize].iter_mut().enumerate() {
+                *s = spread::<D>(lo[k] + j as i32) << k;
+            }
+        }
         let mut cells = [[0i32; D]; BATCH];
+        let mut ranges = [(0u32, 0u32); BATCH];
         let mut n = 0;
         for_each_cell(lo, hi, |cell| {
+            let code = (0..D).fold(0, |h, k| h | spreads[k][(cell[k] - lo[k]) as usize]);
+            let b = bucket_of_code(code, l, self.mask);
             cells[n] = cell;
+            ranges[n] = (self.starts[b], self.starts[b + 1]);
             n += 1;
         });
-        let mut ranges = [(0u32, 0u32); BATCH];
-        for (r, cell) in ranges.iter_mut().zip(&cells[..n]) {
-            let k = bucket(cell, l, self.mask);
-            *r = (self.starts[k], self.starts[k + 1]);
-        }
         for (&(from, to), cell) in ranges.iter().zip(&cells[..n]) {
             for p in from as usize..to as usize {
                 if self.slots[p].is(cell, l) {
