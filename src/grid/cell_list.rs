@@ -437,6 +437,15 @@ impl<const D: usize> CellList<D> {
         self.items[p]
     }
 
+    /// Renames every item as its slot (`item(p) = p`): for a caller that
+    /// reordered its own data as the slots.
+    pub fn number_items_by_slot(&mut self) {
+        for (p, id) in self.items.iter_mut().enumerate() {
+            // A list holds at most MAX_ITEMS < 2^32 slots.
+            *id = p as u32;
+        }
+    }
+
     /// The rounded box of slot `p`.
     #[inline(always)]
     pub fn grid_box(&self, p: usize) -> GridBox<D> {

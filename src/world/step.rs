@@ -49,7 +49,7 @@ const STOP_CHECK: usize = 64;
 
 /// Bodies with at least this many frames get the body-level pruning of
 /// `build_moving_grid`.
-const LARGE_BODY: u32 = 64;
+pub(super) const LARGE_BODY: u32 = 64;
 
 /// A large body reaching more fixed frames than this queries the fixed
 /// list for each of its frames instead of testing them one by one.
@@ -482,6 +482,9 @@ impl<const D: usize> World<D> {
             }
         });
         self.moving = store;
+        // The frame of slot `p` is now at store index `p`: the list's ids
+        // follow, so that queries after the step still name store indices.
+        self.moving_grid.number_items_by_slot();
         self.rerank_bodies();
     }
 

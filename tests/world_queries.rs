@@ -1,0 +1,73 @@
+//! `World::query_aabb` against brute force, through each path it takes:
+//! before any step (every frame tested), right after steps (the moving
+//! frames through the step's cell list, whose swept boxes contain the
+//! frames' boxes now; frames of large bodies one by one), after the store
+//! is re-sorted into the list's order (steps 1 and 33), and after an edit
+//! that outdates the list.
+//!
+//! Run: `cargo test --release --test world_queries`.
+
+mod world_support;
+
+use fmbgrid::{Aabb, Body, FrameId, Pose, World, World3, WorldConfig};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use world_support::{random_frame, random_unit, scale};
+
+fn brute<const D: usize>(world: &World<D>, q: &Aabb<D>) -> Vec<FrameId> {
+    let mut out = Vec::new();
+    for (h, b) in world.bodies() {
+        for index in 0..b.frames().len() as u32 {
+            let id = FrameId { body: h, index };
+            if world.frame(id).unwrap().aabb().intersects(q) {
+                out.push(id);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn check(world: &World3, rng: &mut ChaCha8Rng, when: &str) -> usize {
+    let mut found = 0;
+    for _ in 0..200 {
+        let c: [f64; 3] = std::array::from_fn(|_| rng.random_range(-25.0..25.0));
+        let e: [f64; 3] = std::array::from_fn(|_| rng.random_range(0.1..4.0));
+        let q = Aabb { min: std::array::from_fn(|k| c[k] - e[k]), max: std::array::from_fn(|k| c[k] + e[k]) };
+        let want = brute(world, &q);
+        assert_eq!(world.query_aabb(&q), want, "{when}: {q:?}");
+        found += want.len();
+    }
+    found
+}
+
+#[test]
+fn queries_match_brute_force_through_every_path() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut w = World3::new(WorldConfig::default());
+    for _ in 0..300 {
+        let at: [f64; 3] = std::array::from_fn(|_| rng.random_range(-20.0..20.0));
+        let f = random_frame::<3>(&mut rng, at, 1.0);
+        let body = if rng.random_bool(0.3) { Body::fixed(vec![f]) } else { Body::moving(vec![f]) };
+        let body = if body.motion() == fmbgrid::Motion::Moving {
+            body.with_velocity(scale(random_unit(&mut rng), 6.0))
+        } else {
+            body
+        };
+        w.insert(body).unwrap();
+    }
+    // A large body (a mesh): 120 frames in a row, moving.
+    let mesh: Vec<_> = (0..120).map(|k| random_frame::<3>(&mut rng, [k as f64 * 0.3 - 18.0, 0.0, 0.0], 0.5)).collect();
+    let mesh = w.insert(Body::moving(mesh).with_velocity([0.0, 2.0, 0.0])).unwrap();
+    let mut found = check(&w, &mut rng, "before any step");
+    for step in 1..=40 {
+        w.step(0.05).unwrap();
+        found += check(&w, &mut rng, &format!("after step {step}"));
+    }
+    // Outdated list: re-posed, then queried before the next step.
+    w.set_pose(mesh, Pose::from_translation([0.0, -5.0, 3.0]).unwrap()).unwrap();
+    found += check(&w, &mut rng, "after set_pose");
+    w.step(0.05).unwrap();
+    found += check(&w, &mut rng, "after the next step");
+    assert!(found > 2000, "queries found too little to prove anything: {found}");
+}
