@@ -122,6 +122,21 @@ struct Seen {
     moving_time: usize,
 }
 
+impl std::ops::AddAssign for Seen {
+    fn add_assign(&mut self, o: Seen) {
+        self.refined += o.refined;
+        self.identical += o.identical;
+        self.changed += o.changed;
+        self.kept += o.kept;
+        self.worst = self.worst.max(o.worst);
+        self.not_containing += o.not_containing;
+        self.moving_moving += o.moving_moving;
+        self.moving_fixed += o.moving_fixed;
+        self.multi_frame += o.multi_frame;
+        self.moving_time += o.moving_time;
+    }
+}
+
 /// Checks `refined` (the world's contacts after `exact_boxes(select)`)
 /// against `rough` (the step's contacts, in its order) and `exact` (the
 /// `ExactBox` brute force, sorted by pair). `interval`: the step ran in
@@ -246,16 +261,7 @@ fn refine_steps<const D: usize>(seed: u64, detail: ContactDetail, select: &(dyn 
         assert_eq!(bits(world.contacts()), bits(&refined), "contacts() is not what exact_boxes returned");
         let again = world.exact_boxes(select).expect("still current").to_vec();
         assert_eq!(bits(&again), bits(&refined), "a second exact_boxes changed the contacts");
-        total.refined += seen.refined;
-        total.identical += seen.identical;
-        total.changed += seen.changed;
-        total.kept += seen.kept;
-        total.worst = total.worst.max(seen.worst);
-        total.not_containing += seen.not_containing;
-        total.moving_moving += seen.moving_moving;
-        total.moving_fixed += seen.moving_fixed;
-        total.multi_frame += seen.multi_frame;
-        total.moving_time += seen.moving_time;
+        total += seen;
     }
     println!("{D}D seed {seed} {detail:?}: {total:?}");
     // A third of the pairs, or the moving ones, are still well over 80.

@@ -116,12 +116,7 @@ fn outcomes(refuse: bool) -> world_support::hostile::Counts {
         .run(&prop::collection::vec(op(), 20..40), |ops| {
             let c = run::<3>(refuse, &ops).map_err(TestCaseError::fail)?;
             let mut t = total.get();
-            t.refused += c.refused;
-            t.step_refusals += c.step_refusals;
-            t.parked += c.parked;
-            t.steps += c.steps;
-            t.contacts += c.contacts;
-            t.big_bodies += c.big_bodies;
+            t += c;
             total.set(t);
             Ok(())
         })

@@ -124,6 +124,17 @@ pub struct Counts {
     pub big_bodies: usize,
 }
 
+impl std::ops::AddAssign for Counts {
+    fn add_assign(&mut self, o: Counts) {
+        self.refused += o.refused;
+        self.step_refusals += o.step_refusals;
+        self.parked += o.parked;
+        self.steps += o.steps;
+        self.contacts += o.contacts;
+        self.big_bodies += o.big_bodies;
+    }
+}
+
 /// Most frames a body gets from `copies` (keeps a case fast).
 pub const MAX_COPIES: u16 = 2000;
 
