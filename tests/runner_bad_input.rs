@@ -84,7 +84,7 @@ fn counts_past_the_limit_are_refused_before_any_work() {
     refused(
         &["run", wraps.to_str().unwrap()],
         &format!(
-            "{}:7:1: body 0: grid.count [4294967296, 4294967296] makes more bodies than the 67108864 a scene may have",
+            "{}:7:1: body 0: grid.count [4294967296, 4294967296] asks for more bodies than the 67108864 a scene may have",
             wraps.display()
         ),
     );

@@ -116,7 +116,7 @@ pub fn intersect_enumerated<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Optio
 pub fn box_fast_path<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
     let (a, b) = canonical(a, b);
     let (ab, ba) = (Relative::new(a, b), Relative::new(b, a));
-    quick_box(a, b, &ab, &ba, !relative_velocity_is_zero(a, b)).is_some()
+    !relative_velocity_is_zero(a, b) && quick_box(a, b, &ab, &ba).is_some()
 }
 
 /// Research statistics (`box-stats` feature): pivots made by the exact
@@ -127,23 +127,17 @@ pub fn take_box_pivots() -> usize {
     box_lp::PIVOTS.swap(0, std::sync::atomic::Ordering::Relaxed)
 }
 
-/// The box by the per-side simplex (`box_lp`), where it is faster than the
-/// enumeration: moving pairs with a parallelepiped (measured in wall time
+/// The box by the per-side simplex (`box_lp`) of a moving pair, where it
+/// is faster than the enumeration: pairs with a parallelepiped (measured in wall time
 /// with `examples/box_bench.rs`: 3D moving boxes 1.46× faster; static
 /// pairs and pairs of simplices slower, 3D static boxes 1.9×, 3D moving
 /// tetrahedra 1.3×, though they execute fewer instructions: the simplex's
 /// divisions and branches cost more time than their count says). `None`:
 /// use the enumeration.
 #[inline(always)]
-fn quick_box<const D: usize>(
-    a: &Frame<D>,
-    b: &Frame<D>,
-    ab: &Relative<D>,
-    ba: &Relative<D>,
-    moving: bool,
-) -> Option<Aabb<D>> {
+fn quick_box<const D: usize>(a: &Frame<D>, b: &Frame<D>, ab: &Relative<D>, ba: &Relative<D>) -> Option<Aabb<D>> {
     let parallelepiped = a.kind() == FrameKind::Cuboid || b.kind() == FrameKind::Cuboid;
-    if moving && parallelepiped { box_lp::lp_box(a, b, ab, ba) } else { None }
+    if parallelepiped { box_lp::lp_box(a, b, ab, ba) } else { None }
 }
 
 #[inline(always)]
@@ -159,13 +153,12 @@ fn intersect_with<const D: usize>(a: &Frame<D>, b: &Frame<D>, fast: bool) -> Opt
         let mut ba = None;
         static_decision(a, b, &ab, &mut ba).ok()?;
         let ba = ba.unwrap_or_else(|| Relative::new(b, a));
-        let quick = if fast { quick_box(a, b, &ab, &ba, false) } else { None };
-        let aabb = quick.or_else(|| exact_box::static_box(a, b, &ab, &ba).map(|bx| bx.swept(&a.velocity())));
+        let aabb = exact_box::static_box(a, b, &ab, &ba).map(|bx| bx.swept(&a.velocity()));
         (aabb, [0.0, 1.0])
     } else {
         let time = moving_interval(a, &ab).ok()?;
         let ba = Relative::new(b, a);
-        let quick = if fast { quick_box(a, b, &ab, &ba, true) } else { None };
+        let quick = if fast { quick_box(a, b, &ab, &ba) } else { None };
         (quick.or_else(|| exact_box::swept_box(a, b, &ab, &ba)), time)
     };
     // The vertices of an intersection with an interior cannot all be lost to

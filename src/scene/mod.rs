@@ -352,24 +352,23 @@ impl Scene {
                 _ => build::resolve::<3>(b).map(drop),
             };
             checked.map_err(|m| self.body_error(i, m))?;
+            // What the entry's count key says, for both messages.
+            let key = match (&b.grid, &b.scatter) {
+                (Some(g), _) => format!("grid.count {:?}", g.count),
+                (_, Some(c)) => format!("scatter.count = {}", c.count),
+                _ => "this entry".into(),
+            };
             let copies = build::copies(b).filter(|&n| n <= MAX_BODIES).ok_or_else(|| {
-                let what = match (&b.grid, &b.scatter) {
-                    (Some(g), _) => format!("grid.count {:?} makes", g.count),
-                    (_, Some(c)) => format!("scatter.count = {} asks for", c.count),
-                    _ => "makes".into(),
-                };
-                self.body_error(i, format!("{what} more bodies than the {MAX_BODIES} a scene may have"))
+                self.body_error(i, format!("{key} asks for more bodies than the {MAX_BODIES} a scene may have"))
             })?;
             total = total.saturating_add(copies);
             if total > MAX_BODIES {
-                let what = match (&b.grid, &b.scatter) {
-                    (Some(g), _) => format!("grid.count {:?} makes {copies} bodies", g.count),
-                    (_, Some(_)) => format!("scatter.count makes {copies} bodies"),
-                    _ => "this entry makes 1 body".into(),
-                };
+                let noun = if copies == 1 { "body" } else { "bodies" };
                 return Err(self.body_error(
                     i,
-                    format!("{what}: with the entries before, {total}, more than the {MAX_BODIES} a scene may have"),
+                    format!(
+                        "{key} makes {copies} {noun}: with the entries before, {total}, more than the {MAX_BODIES} a scene may have"
+                    ),
                 ));
             }
         }

@@ -619,7 +619,9 @@ impl<const D: usize> World<D> {
             out.extend(self.moving.live().filter(|(f, _)| f.aabb().intersects(aabb)).map(|(_, m)| m.id()));
             return;
         }
-        let large = |i: usize| self.body_frames[self.moving.meta[i].rank as usize] >= step::LARGE_BODY;
+        // Without large bodies every frame is listed: no per-frame test.
+        let any_large = self.largest_body >= step::LARGE_BODY;
+        let large = |i: usize| any_large && self.body_frames[self.moving.meta[i].rank as usize] >= step::LARGE_BODY;
         // The list's ids are store indices (kept so by `follow_slot_order`).
         self.moving_grid.query(aabb, |i| {
             let i = i as usize;
@@ -627,7 +629,7 @@ impl<const D: usize> World<D> {
                 out.push(self.moving.meta[i].id());
             }
         });
-        if self.largest_body >= step::LARGE_BODY {
+        if any_large {
             out.extend((0..self.moving.len()).filter(|&i| large(i) && hit(i)).map(|i| self.moving.meta[i].id()));
         }
     }

@@ -409,6 +409,7 @@ impl<const D: usize> World<D> {
         #[cfg(not(feature = "parallel"))]
         self.pair_keys.sort_unstable();
         self.pair_keys.dedup();
+        // Not `handle_of`: `self.pairs` is borrowed mutably beside it.
         let handle = |slot: u64| BodyHandle { index: slot as u32, generation: self.slots[slot as usize].generation };
         self.pairs.clear();
         self.pairs.extend(self.pair_keys.iter().map(|&k| (handle(k >> 32), handle(k & u64::from(u32::MAX)))));
