@@ -503,8 +503,17 @@ impl<const D: usize> CellList<D> {
         }
         let s = self.slots[p];
         let level = s.level();
+        // Each axis's coordinates -1, 0, +1 around the cell spread once: a
+        // neighbour's Morton code is an OR of its axes' spreads.
+        let spreads: [[u64; 3]; D] =
+            std::array::from_fn(|k| std::array::from_fn(|j| spread::<D>(s.cell[k].wrapping_add(j as i32 - 1)) << k));
+        let bucket_at = |o: &[i32; D]| {
+            let code = (0..D).fold(0, |h, k| h | spreads[k][(o[k] + 1) as usize]);
+            let k = bucket_of_code(code, level, self.mask);
+            self.starts[k] as usize..self.starts[k + 1] as usize
+        };
         // Same cell: the slots after `p` in its bucket.
-        let here = self.bucket_of(&s.cell, level);
+        let here = bucket_at(&[0; D]);
         for q in p + 1..here.end {
             if self.slots[q].is(&s.cell, level) && self.pairs(p, q) {
                 f(q);
@@ -522,7 +531,7 @@ impl<const D: usize> CellList<D> {
                 continue;
             }
             let cell: [i32; D] = std::array::from_fn(|k| s.cell[k] + o[k]);
-            for q in self.bucket_of(&cell, level) {
+            for q in bucket_at(o) {
                 if self.slots[q].is(&cell, level) && self.pairs(p, q) {
                     f(q);
                 }
