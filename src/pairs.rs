@@ -7,16 +7,16 @@
 //!    coarser levels in its own cells (`CellList::partners`); items of `a`'s
 //!    group (its body) are skipped, so a mesh's own neighbouring elements
 //!    never pair;
-//! 2. fixed partners, by a box query on the fixed frames' cell list (each
-//!    fixed item once: by its one slot on the finest level, by the
-//!    overlap's minimum corner above it).
+//! 2. fixed partners, the fixed frames' slots whose boxes overlap `a`'s,
+//!    in slot order: from `a`'s near list (`grid/near.rs`) while `a` stays
+//!    in its fat box, else by a box query on the fixed frames' cell list.
 //!
 //! The order depends on the data only, so chunks of slots run in parallel
 //! give the same list in the same order as one pass.
 
 use std::ops::Range;
 
-use crate::grid::CellList;
+use crate::grid::{CellList, NearLists};
 
 /// The other side of a candidate pair, by index in its grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,22 +27,33 @@ pub(crate) enum Partner {
     Fixed(u32),
 }
 
+/// The fixed side of the broad phase: the fixed frames' cell list, and
+/// the moving items' near lists into it (indexed by the moving items' ids).
+#[derive(Clone, Copy)]
+pub(crate) struct FixedSide<'a, const D: usize> {
+    pub list: &'a CellList<D>,
+    pub near: &'a NearLists<D>,
+}
+
 /// Calls `f(a, partner)` for each candidate pair whose first moving item
 /// (`a`, its id) sits in `range` of the cell list's slots. Over all slots, every pair of
 /// overlapping (rounded) boxes, moving–moving (but for items of one group)
-/// and moving–fixed, comes out once.
+/// and moving–fixed, comes out once; a moving item's fixed partners come
+/// in the fixed list's slot order. `scratch` is reused.
 pub(crate) fn for_each_candidate<const D: usize>(
     moving: &CellList<D>,
-    fixed: &CellList<D>,
+    fixed: FixedSide<'_, D>,
     range: Range<usize>,
+    scratch: &mut Vec<u32>,
     mut f: impl FnMut(u32, Partner),
 ) {
-    let any_fixed = !fixed.is_empty();
+    let any_fixed = !fixed.list.is_empty();
     for p in range {
         let a = moving.item(p);
         moving.partners(p, |q| f(a, Partner::Moving(moving.item(q))));
         if any_fixed {
-            fixed.query_grid_box(&moving.grid_box(p), |k| f(a, Partner::Fixed(k)));
+            let q = moving.grid_box(p);
+            fixed.near.for_each(fixed.list, a as usize, &q, scratch, |s| f(a, Partner::Fixed(fixed.list.item(s))));
         }
     }
 }
@@ -66,10 +77,12 @@ mod tests {
         // The fixed list on its own cell size: queries need no shared one.
         s.build(CellSize::new(base * 3.0), fixed.len(), |k| (fixed[k], k as u32), None);
         let mut out = Vec::new();
-        // In two halves, as parallel chunks would.
-        let n = m.len();
+        // In two halves, as parallel chunks would; no near lists (each
+        // fixed partner by a query).
+        let (n, near) = (m.len(), NearLists::default());
         for range in [0..n / 2, n / 2..n] {
-            for_each_candidate(&m, &s, range, |a, p| out.push((a, p)));
+            let fixed = FixedSide { list: &s, near: &near };
+            for_each_candidate(&m, fixed, range, &mut Vec::new(), |a, p| out.push((a, p)));
         }
         out
     }

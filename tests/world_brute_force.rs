@@ -40,6 +40,8 @@ mod world_support;
 
 use std::time::Instant;
 
+use rand::Rng;
+
 use fmbgrid::{ContactDetail, World, WorldConfig};
 use world_support::{
     BodySpec, SceneParams, Sizes, StepStats, TestRng, build_world, check_step, random_edits, random_reposes,
@@ -245,6 +247,79 @@ fn cell_much_larger_than_frames() {
     // One cell holds the whole scene: the grid degenerates to all pairs.
     run::<3>("cell 1000x larger", 15, &uniform(800, 3), WorldConfig::default().with_cell_size(750.0));
     run::<2>("cell 1000x larger", 16, &uniform(800, 2), WorldConfig::default().with_cell_size(750.0));
+}
+
+/// A mostly-static world over many short steps: 90% of the bodies fixed,
+/// the moving ones drifting slowly, so that each moving frame keeps its
+/// near list into the fixed frames (`grid/near.rs`) for several steps.
+/// Edits come at different rhythms: every 4th step some moving bodies jump
+/// (re-posed: their fat boxes are left behind), every 5th step new
+/// velocities, every 7th step fixed bodies are removed, inserted or
+/// re-posed (the fixed list is rebuilt: every kept list is stale), every
+/// 14th step bodies of both kinds too, and the moving store is re-sorted on
+/// its own schedule (after the first step, then every 32: lists are left
+/// under other frames).
+fn mostly_static_run<const D: usize>(seed: u64, frames: usize) {
+    let p = SceneParams { fixed: 0.9, speed: 0.05, ..uniform(frames, D) };
+    let mut r = rng(seed);
+    let bodies: Vec<BodySpec<D>> = random_scene(&mut r, &p);
+    let mut world = World::<D>::new(WorldConfig::default());
+    build_world(&mut world, &bodies);
+    let mut stats = StepStats::default();
+    let params = p.clone();
+    let mut fresh = move |r: &mut TestRng| scene_body(r, &params);
+    for k in 0..40 {
+        let moving: Vec<_> =
+            world.bodies().filter(|(_, b)| b.motion() == fmbgrid::Motion::Moving).map(|(h, _)| h).collect();
+        if k % 4 == 3 {
+            for &h in moving.iter().step_by(5) {
+                let pose = world.body(h).unwrap().pose();
+                let t = pose.translation();
+                let jump = std::array::from_fn(|i| t[i] + if i == 0 { 3.0 } else { 0.0 });
+                world.set_pose(h, fmbgrid::Pose::new(pose.linear(), jump).unwrap()).unwrap();
+            }
+        }
+        if k % 5 == 4 {
+            for &h in moving.iter().step_by(3) {
+                let v: [f64; D] = std::array::from_fn(|_| r.random_range(-0.2..0.2));
+                world.set_velocity(h, v).unwrap();
+            }
+        }
+        if k % 7 == 6 {
+            // Fixed bodies only (the fixed list alone changes): some nudged,
+            // one removed, one inserted; and every 14th step all kinds.
+            let fixed: Vec<_> =
+                world.bodies().filter(|(_, b)| b.motion() == fmbgrid::Motion::Fixed).map(|(h, _)| h).collect();
+            for &h in fixed.iter().step_by(50) {
+                let pose = world.body(h).unwrap().pose();
+                let t = pose.translation();
+                let nudge = std::array::from_fn(|i| t[i] + r.random_range(-0.5..0.5));
+                world.set_pose(h, fmbgrid::Pose::new(pose.linear(), nudge).unwrap()).unwrap();
+            }
+            world.remove(fixed[r.random_range(0..fixed.len())]).unwrap();
+            let mut body = fresh(&mut r);
+            body.fixed = true;
+            body.velocity = [0.0; D];
+            world.insert(body.body()).unwrap();
+            if k % 14 == 13 {
+                random_edits(&mut world, &mut r, &mut fresh, 0.01);
+            }
+        }
+        if let Err(e) = check_step(&mut world, 0.5, &mut stats) {
+            panic!("mostly static ({D}D, seed {seed}), step {k}: {e}");
+        }
+    }
+    assert!(stats.moving_contacts > 0 && stats.contacts > stats.moving_contacts, "{stats:?}");
+}
+
+#[test]
+fn mostly_static_many_steps_3d() {
+    mostly_static_run::<3>(21, 3000);
+}
+
+#[test]
+fn mostly_static_many_steps_2d() {
+    mostly_static_run::<2>(22, 3000);
 }
 
 /// The scenes in a cheaper contact mode, one seed each and 1,000 frames

@@ -262,19 +262,25 @@ impl<const D: usize> CellList<D> {
     ) {
         let grouped = group.is_some();
         self.size = size;
-        // Pass 1, in item order, straight into the final arrays (sized
-        // exactly: no doubling slack).
+        // Pass 1, in item order and in parallel, straight into the final
+        // arrays (sized exactly: no doubling slack), with each slot's
+        // bucket (huge slots in an extra last one) in `dest`.
+        let buckets = n.max(1).next_power_of_two();
+        self.mask = buckets as u64 - 1;
         resize_exact(&mut self.slots, n, Slot { cell: [0; D], info: HUGE });
         resize_exact(&mut self.min, n, [0.0; D]);
         resize_exact(&mut self.max, n, [0.0; D]);
         resize_exact(&mut self.items, n, 0);
         resize_exact(&mut self.groups, if grouped { n } else { 0 }, 0);
-        let size = &self.size;
-        let fill = |(i, (((slot, min), max), id)): (usize, SlotRefs<'_, D>)| {
+        resize_exact(&mut self.dest, n, 0);
+        let (size, mask) = (&self.size, self.mask);
+        let fill = |(i, ((((slot, min), max), id), dest)): (usize, (SlotRefs<'_, D>, &mut u32))| {
             let (b, x) = item(i);
             let b = GridBox::new(&b);
             *slot = place(size, &b).unwrap_or(Slot { cell: [0; D], info: HUGE });
             (*min, *max, *id) = (b.min_f32(), b.max_f32(), x);
+            // Buckets fit `u32`: a list holds at most `MAX_ITEMS` slots.
+            *dest = if slot.level() == HUGE { buckets } else { bucket(&slot.cell, slot.level(), mask) } as u32;
         };
         #[cfg(feature = "parallel")]
         {
@@ -284,30 +290,33 @@ impl<const D: usize> CellList<D> {
                 .zip(&mut self.min)
                 .zip(&mut self.max)
                 .zip(&mut self.items)
+                .zip(&mut self.dest)
                 .enumerate()
                 .with_min_len(PARALLEL_MIN)
                 .for_each(fill);
         }
         #[cfg(not(feature = "parallel"))]
-        self.slots.iter_mut().zip(&mut self.min).zip(&mut self.max).zip(&mut self.items).enumerate().for_each(fill);
+        self.slots
+            .iter_mut()
+            .zip(&mut self.min)
+            .zip(&mut self.max)
+            .zip(&mut self.items)
+            .zip(&mut self.dest)
+            .enumerate()
+            .for_each(fill);
         if let Some(group) = group {
             for (i, g) in self.groups.iter_mut().enumerate() {
                 *g = group(i);
             }
         }
-        // Pass 2: buckets (huge slots in an extra last one) and their sizes.
-        let n = self.slots.len();
-        let buckets = n.max(1).next_power_of_two();
-        self.mask = buckets as u64 - 1;
+        // Pass 2: the buckets' sizes, the occupied levels and their reach.
         self.starts.clear();
         self.starts.resize(buckets + 2, 0);
-        reserve_exact(&mut self.dest, n);
         self.occupied = 0;
         self.reach = [[0.0; D]; MAX_LEVELS];
-        for ((s, lo), hi) in self.slots.iter().zip(&self.min).zip(&self.max) {
-            let k = if s.level() == HUGE {
-                buckets
-            } else {
+        for (((s, lo), hi), &k) in self.slots.iter().zip(&self.min).zip(&self.max).zip(&self.dest) {
+            self.starts[k as usize + 1] += 1;
+            if s.level() != HUGE {
                 let l = s.level() as usize;
                 self.occupied |= 1 << l;
                 for k in 0..D {
@@ -315,10 +324,7 @@ impl<const D: usize> CellList<D> {
                     let e = (f64::from(hi[k]) - f64::from(lo[k])).next_up();
                     self.reach[l][k] = self.reach[l][k].max(e);
                 }
-                bucket(&s.cell, s.level(), self.mask)
-            };
-            self.starts[k + 1] += 1;
-            self.dest.push(k as u32);
+            }
         }
         for k in 0..=buckets {
             self.starts[k + 1] += self.starts[k];
@@ -558,28 +564,27 @@ impl<const D: usize> CellList<D> {
     /// test on the rounded boxes: a superset of the items whose exact boxes
     /// overlap `q`'s), on every level. An item of level `ℓ` overlapping `q`
     /// has its cell in `[cell(q.min) - 1, cell(q.max)]` of that level.
-    pub fn query(&self, q: &Aabb<D>, f: impl FnMut(u32)) {
-        self.query_grid_box(&GridBox::new(q), f);
+    pub fn query(&self, q: &Aabb<D>, mut f: impl FnMut(u32)) {
+        self.query_slots(&GridBox::new(q), |p| f(self.items[p]));
     }
 
-    /// [`CellList::query`] for a box already rounded.
+    /// [`CellList::query`] for a box already rounded, by slot: calls
+    /// `f(p)` once for each slot `p` whose box overlaps `q` (the item is
+    /// [`CellList::item`]`(p)`).
     #[inline]
-    pub fn query_grid_box(&self, q: &GridBox<D>, mut f: impl FnMut(u32)) {
+    pub fn query_slots(&self, q: &GridBox<D>, mut f: impl FnMut(usize)) {
         let (qmin, qmax) = (q.min_f32(), q.max_f32());
         // An empty (inverted) box overlaps nothing.
         if (0..D).any(|k| qmin[k] > qmax[k]) {
             return;
         }
-        let hit = |p: usize| {
-            let (a, b) = (&self.min[p], &self.max[p]);
-            (0..D).fold(true, |o, k| o & (a[k] <= qmax[k]) & (qmin[k] <= b[k]))
-        };
+        let hit = |p: usize| self.slot_overlaps(p, q);
         if self.len() <= SCAN {
             // A few boxes (the bodies' boxes of a world of meshes): testing
             // them all beats looking up cells.
             for p in 0..self.len() {
                 if hit(p) {
-                    f(self.items[p]);
+                    f(p);
                 }
             }
             return;
@@ -595,7 +600,7 @@ impl<const D: usize> CellList<D> {
                 // cover entries (unless a huge query over fine cells).
                 let own: [i32; D] = std::array::from_fn(|k| floor_i32(f64::from(qmin[k]) * inv));
                 if cell_count(&own, &hi) <= self.cover.len() as u64 {
-                    self.covering(&qmin, &qmax, &own, &hi, l, |p| f(self.items[p]));
+                    self.covering(&qmin, &qmax, &own, &hi, l, &mut f);
                     continue;
                 }
             }
@@ -605,22 +610,29 @@ impl<const D: usize> CellList<D> {
                 // test every slot of the level instead, each once.
                 for p in (0..self.huge).filter(|&p| self.slots[p].level() == l) {
                     if hit(p) {
-                        f(self.items[p]);
+                        f(p);
                     }
                 }
                 continue;
             }
             self.visit_cells(&lo, &hi, l, |p| {
                 if hit(p) {
-                    f(self.items[p]);
+                    f(p);
                 }
             });
         }
         for p in self.huge..self.len() {
             if hit(p) {
-                f(self.items[p]);
+                f(p);
             }
         }
+    }
+
+    /// True when the box of slot `p` overlaps `q` (closed test).
+    #[inline(always)]
+    pub fn slot_overlaps(&self, p: usize, q: &GridBox<D>) -> bool {
+        let (a, b, qmin, qmax) = (&self.min[p], &self.max[p], q.min_f32(), q.max_f32());
+        (0..D).fold(true, |o, k| o & (a[k] <= qmax[k]) & (qmin[k] <= b[k]))
     }
 
     /// Calls `f(p)` for each slot `p` of the cells `lo..=hi` of level `l`.

@@ -28,11 +28,13 @@
 mod cell;
 mod cell_list;
 mod grid_box;
+mod near;
 
 pub(crate) use cell::{CellSize, cell_size_for, morton};
 pub(crate) use cell_list::{CellList, MAX_ITEMS};
 #[cfg(test)]
 pub(crate) use grid_box::GridBox;
+pub(crate) use near::NearLists;
 
 /// Seeded test boxes: sizes from 0.01 to 100 (log-uniform), 5% flat.
 #[cfg(test)]

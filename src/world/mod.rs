@@ -20,7 +20,7 @@ use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactDetail, ContactEvent};
 use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE};
-use crate::grid::{CellList, CellSize, MAX_ITEMS, cell_size_for};
+use crate::grid::{CellList, CellSize, MAX_ITEMS, NearLists, cell_size_for};
 use crate::narrow::{Intersection, intersect};
 use store::{Meta, Store};
 
@@ -142,6 +142,9 @@ pub struct World<const D: usize> {
     /// order of their frames in the store after a re-sort.
     moving_bodies: Vec<u32>,
     moving_grid: CellList<D>,
+    /// Per moving frame (store index), the fixed frames' slots near it;
+    /// cleared whenever the fixed list changes.
+    near_fixed: NearLists<D>,
     /// The moving frames that enter the grid (store indices).
     active: Vec<u32>,
     /// Per moving body (by rank): frame count; the largest; swept boxes and
@@ -165,7 +168,7 @@ pub struct World<const D: usize> {
     body_shift: Vec<[f64; D]>,
     /// The next step's displacements while they are checked.
     next_shift: Vec<[f64; D]>,
-    chunks: Vec<Vec<Contact<D>>>,
+    chunks: Vec<step::Chunk<D>>,
     contacts: Vec<Contact<D>>,
     pairs: Vec<(BodyHandle, BodyHandle)>,
     /// Scratch of the body pairs' sort.
@@ -217,6 +220,7 @@ impl<const D: usize> World<D> {
             moving: Store::default(),
             moving_bodies: Vec::new(),
             moving_grid: CellList::default(),
+            near_fixed: NearLists::default(),
             active: Vec::new(),
             body_frames: Vec::new(),
             largest_body: 0,
@@ -695,6 +699,7 @@ impl<const D: usize> World<D> {
     pub fn broad_phase_memory(&self) -> usize {
         self.static_grid.memory()
             + self.moving_grid.memory()
+            + self.near_fixed.memory()
             + self.body_grid.memory()
             + (self.active.capacity() + self.body_frames.capacity()) * 4
             + self.body_boxes.capacity() * size_of::<Aabb<D>>()
@@ -789,6 +794,7 @@ impl<const D: usize> World<D> {
         let frames = &self.fixed.frames;
         self.static_grid.build(self.cell, frames.len(), |k| (frames[k].aabb(), k as u32), None);
         self.static_grid.release_scratch();
+        self.near_fixed.clear();
     }
 
     /// Compacts and spatially orders one store, updating the bodies' indices.

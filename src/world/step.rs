@@ -9,9 +9,11 @@
 //!    reused); the fixed frames' list only when fixed bodies change.
 //!    Frames of bodies with many frames (meshes) enter the moving list only
 //!    when their box reaches another body or a fixed frame.
+//!    Each moving frame's near list into the fixed list (`grid/near.rs`)
+//!    is looked up again only when its swept box leaves its fat box.
 //! 4. Candidate pairs (`pairs.rs`), in one spatially coherent pass over the
 //!    moving list's slots: moving partners from the neighbouring cells,
-//!    fixed partners by box queries, each pair once; frames of one body
+//!    fixed partners from the near lists, each pair once; frames of one body
 //!    (grouped in the list, so their boxes are not even compared) and
 //!    filtered bodies are skipped.
 //! 5. The narrow phase on each candidate, as the world's
@@ -38,7 +40,7 @@ use crate::contact::{Contact, ContactEvent};
 use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE};
 use crate::narrow::{intersect, overlap_interval};
-use crate::pairs::{Partner, for_each_candidate};
+use crate::pairs::{FixedSide, Partner, for_each_candidate};
 
 /// Moving-list slots per parallel task: large enough to amortise
 /// scheduling, small enough to balance two to a few dozen threads.
@@ -109,6 +111,7 @@ impl<const D: usize> World<D> {
         self.refresh();
         self.displacements(dt, ready);
         self.build_moving_grid();
+        self.refresh_near_fixed();
         self.find_contacts()?;
         self.update_events();
         self.advance();
@@ -263,6 +266,23 @@ impl<const D: usize> World<D> {
         self.moving_grid.build(self.cell, active.len(), item, group);
     }
 
+    /// Step 3b: each moving frame's near list into the fixed list
+    /// (`grid/near.rs`), looked up again only for frames that left their
+    /// fat box. Frames of large bodies query the fixed list directly (most
+    /// of them never reach the pairs pass).
+    fn refresh_near_fixed(&mut self) {
+        if self.static_grid.is_empty() {
+            return;
+        }
+        let (moving, shift, frames) = (&self.moving, &self.body_shift, &self.body_frames);
+        let frame = |i: usize| {
+            let m = &moving.meta[i];
+            let d = shift[m.rank as usize];
+            (frames[m.rank as usize] < LARGE_BODY).then(|| (moving.frames[i].aabb().swept(&d), d))
+        };
+        self.near_fixed.refresh(&self.static_grid, moving.len(), frame);
+    }
+
     /// For each large moving body, the other moving bodies whose boxes its
     /// box reaches (`body_links`, by rank) and the fixed frames it reaches
     /// (`body_fixed`, or [`FIXED_MANY`] alone when there are more than
@@ -310,19 +330,19 @@ impl<const D: usize> World<D> {
         let mut chunks = std::mem::take(&mut self.chunks);
         // Never shrunk: a chunk's buffer keeps its capacity for later steps.
         if chunks.len() < count {
-            chunks.resize_with(count, Vec::new);
+            chunks.resize_with(count, Chunk::default);
         }
         let this = &*self;
         // Set by the first chunk out of memory: the others stop early.
         let failed = AtomicBool::new(false);
-        let run = |(c, out): (usize, &mut Vec<Contact<D>>)| {
-            out.clear();
+        let run = |(c, chunk): (usize, &mut Chunk<D>)| {
+            chunk.contacts.clear();
             let (start, end) = (c * CHUNK, n.min((c + 1) * CHUNK));
             for from in (start..end).step_by(STOP_CHECK) {
                 if failed.load(Ordering::Relaxed) {
                     return false;
                 }
-                if !this.contacts_in(from..end.min(from + STOP_CHECK), out) {
+                if !this.contacts_in(from..end.min(from + STOP_CHECK), chunk) {
                     failed.store(true, Ordering::Relaxed);
                     return false;
                 }
@@ -333,28 +353,30 @@ impl<const D: usize> World<D> {
         let fits = chunks[..count].par_iter_mut().enumerate().map(run).reduce(|| true, |a, b| a & b);
         #[cfg(not(feature = "parallel"))]
         let fits = chunks[..count].iter_mut().enumerate().map(run).fold(true, |a, b| a & b);
-        let total: usize = chunks[..count].iter().map(Vec::len).sum();
+        let total: usize = chunks[..count].iter().map(|c| c.contacts.len()).sum();
         let bytes = total.saturating_mul(size_of::<Contact<D>>());
         let fits = fits && self.contacts.try_reserve(total.saturating_sub(self.contacts.len())).is_ok();
         let fits = fits && self.pair_keys.try_reserve(total.saturating_sub(self.pair_keys.len())).is_ok();
         if !fits {
-            for out in &mut chunks {
-                *out = Vec::new();
+            for c in &mut chunks {
+                c.contacts = Vec::new();
             }
             self.chunks = chunks;
             return Err(WorldError::OutOfMemory { bytes });
         }
         self.contacts.clear();
-        for out in &chunks[..count] {
-            self.contacts.extend_from_slice(out);
+        for c in &chunks[..count] {
+            self.contacts.extend_from_slice(&c.contacts);
         }
         self.chunks = chunks;
         Ok(())
     }
 
     /// The contacts of the candidate pairs of a range of the moving list's
-    /// slots; false when they did not fit in memory (`out` is then short).
-    fn contacts_in(&self, entries: std::ops::Range<usize>, out: &mut Vec<Contact<D>>) -> bool {
+    /// slots, into the chunk's contacts; false when they did not fit in
+    /// memory (the contacts are then short).
+    fn contacts_in(&self, entries: std::ops::Range<usize>, chunk: &mut Chunk<D>) -> bool {
+        let out = &mut chunk.contacts;
         let mut fits = true;
         let (moving, fixed) = (&self.moving, &self.fixed);
         let moved = |i: u32, m: &Meta| moving.frames[i as usize].moved(self.body_shift[m.rank as usize]);
@@ -362,7 +384,8 @@ impl<const D: usize> World<D> {
         let narrow = |f: &Frame<D>, g: &Frame<D>| contact_of(detail, f, g);
         // The moving frame of the last slot's item, reused by its partners.
         let mut current: Option<(u32, &Meta, Frame<D>)> = None;
-        for_each_candidate(&self.moving_grid, &self.static_grid, entries, |item, partner| {
+        let fixed_side = FixedSide { list: &self.static_grid, near: &self.near_fixed };
+        for_each_candidate(&self.moving_grid, fixed_side, entries, &mut chunk.fixed, |item, partner| {
             // Items are store indices.
             let (me, frame) = match &current {
                 Some((c, me, f)) if *c == item => (*me, f),
@@ -523,6 +546,14 @@ impl<const D: usize> World<D> {
             list.copy_from_slice(&self.active);
         }
     }
+}
+
+/// One parallel chunk's reused buffers: its contacts, and the scratch of
+/// its fixed partners' queries.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Chunk<const D: usize> {
+    contacts: Vec<Contact<D>>,
+    fixed: Vec<u32>,
 }
 
 /// Doubles a full contact buffer, fallibly (false when memory ran out).
