@@ -253,7 +253,8 @@ fn cell_much_larger_than_frames() {
 /// the moving ones drifting slowly, so that each moving frame keeps its
 /// near list into the fixed frames (`grid/near.rs`) for several steps.
 /// Edits come at different rhythms: every 4th step some moving bodies jump
-/// (re-posed: their fat boxes are left behind), every 5th step new
+/// (re-posed: their fat boxes are left behind) and others are nudged by
+/// less than their gaps to their neighbours, every 5th step new
 /// velocities, every 7th step fixed bodies are removed, inserted or
 /// re-posed (the fixed list is rebuilt: every kept list is stale), every
 /// 14th step bodies of both kinds too, and the moving store is re-sorted on
@@ -277,6 +278,14 @@ fn mostly_static_run<const D: usize>(seed: u64, frames: usize) {
                 let t = pose.translation();
                 let jump = std::array::from_fn(|i| t[i] + if i == 0 { 3.0 } else { 0.0 });
                 world.set_pose(h, fmbgrid::Pose::new(pose.linear(), jump).unwrap()).unwrap();
+            }
+            // Nudges shorter than the gaps of pairs found apart: the pairs
+            // remembered apart (`world/apart.rs`) must be tested again.
+            for &h in moving.iter().skip(2).step_by(5) {
+                let pose = world.body(h).unwrap().pose();
+                let t = pose.translation();
+                let nudge = std::array::from_fn(|i| t[i] + r.random_range(-0.4..0.4));
+                world.set_pose(h, fmbgrid::Pose::new(pose.linear(), nudge).unwrap()).unwrap();
             }
         }
         if k % 5 == 4 {

@@ -22,6 +22,7 @@ mod box_lp;
 mod elimination;
 mod exact_box;
 mod relative;
+mod separation;
 mod system;
 
 use std::cmp::Ordering;
@@ -32,6 +33,7 @@ use crate::aabb::Aabb;
 use crate::frame::{Frame, FrameKind};
 use elimination::{Bounds, Infeasible, Row};
 use relative::Relative;
+pub(crate) use separation::gap_at_end;
 
 /// Where and when two frames intersect.
 ///

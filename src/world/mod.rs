@@ -5,6 +5,7 @@
 //! box overlap, body filters) → FMB on each candidate → contacts with their
 //! exact boxes and intervals → body-pair events → the bodies advance.
 
+mod apart;
 mod body;
 mod later_boxes;
 mod pose;
@@ -85,8 +86,8 @@ impl WorldConfig {
 
 /// About what a step's buffers (cell lists, scratch, contacts) take per
 /// frame, for [`World::try_reserve`]'s probe: `broad_phase_memory` measures
-/// 74–205 bytes a frame on the benchmark scenes.
-const STEP_BYTES_PER_FRAME: usize = 256;
+/// 74–253 bytes a frame on the benchmark scenes.
+const STEP_BYTES_PER_FRAME: usize = 320;
 
 /// A body, and where its placed frames are in the store of its motion.
 #[derive(Clone, Debug)]
@@ -145,6 +146,10 @@ pub struct World<const D: usize> {
     /// Per moving frame (store index), the fixed frames' slots near it;
     /// cleared whenever the fixed list changes.
     near_fixed: NearLists<D>,
+    /// Candidate pairs FMB found apart, and the moving bodies' odometers
+    /// (`apart.rs`); `apart_stale` when store indices or ranks changed.
+    apart: apart::ApartPairs,
+    apart_stale: bool,
     /// The moving frames that enter the grid (store indices).
     active: Vec<u32>,
     /// Per moving body (by rank): frame count; the largest; swept boxes and
@@ -221,6 +226,8 @@ impl<const D: usize> World<D> {
             moving_bodies: Vec::new(),
             moving_grid: CellList::default(),
             near_fixed: NearLists::default(),
+            apart: apart::ApartPairs::default(),
+            apart_stale: true,
             active: Vec::new(),
             body_frames: Vec::new(),
             largest_body: 0,
@@ -435,8 +442,14 @@ impl<const D: usize> World<D> {
         for (i, f) in at.into_iter().zip(placed) {
             store.frames[i as usize] = f;
         }
-        if motion == Motion::Fixed {
-            self.fixed_fresh = false;
+        match motion {
+            Motion::Fixed => self.fixed_fresh = false,
+            // Its pairs found apart no longer are, as far as we know.
+            Motion::Moving => {
+                if let Some(m) = self.stored(handle)?.at.first().and_then(|&i| self.moving.meta.get(i as usize)) {
+                    self.apart.teleported(m.rank);
+                }
+            }
         }
         self.contacts_current = false;
         Ok(())
@@ -700,6 +713,7 @@ impl<const D: usize> World<D> {
         self.static_grid.memory()
             + self.moving_grid.memory()
             + self.near_fixed.memory()
+            + self.apart.memory()
             + self.body_grid.memory()
             + (self.active.capacity() + self.body_frames.capacity()) * 4
             + self.body_boxes.capacity() * size_of::<Aabb<D>>()
@@ -807,6 +821,8 @@ impl<const D: usize> World<D> {
             }
         });
         *self.store_mut(motion) = store;
+        // Store indices changed: the pairs remembered apart name others.
+        self.apart_stale = true;
         if motion == Motion::Moving {
             self.unsorted_steps = 0;
         }

@@ -18,7 +18,10 @@
 //!    filtered bodies are skipped.
 //! 5. The narrow phase on each candidate, as the world's
 //!    [`ContactDetail`](crate::ContactDetail) asks: FMB with the exact box
-//!    (`intersect`), FMB's interval alone (`overlap_interval`), or none.
+//!    (`intersect`), FMB's interval alone (`overlap_interval`), or none;
+//!    pairs FMB found apart by more than the distance their bodies have
+//!    travelled since are skipped, and pairs it rejects remembered
+//!    (`apart.rs`).
 //! 6. Contacts in a deterministic order (the list's slot order, whatever
 //!    the thread count), then body pairs and started/ended events.
 //! 7. Moving bodies advance by their displacement.
@@ -31,6 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
+use super::apart::{ApartPairs, fixed_key, moving_key};
 use super::runaway::Found;
 use super::store::Meta;
 use super::{BodyHandle, World};
@@ -39,7 +43,7 @@ use crate::contact::ContactDetail;
 use crate::contact::{Contact, ContactEvent};
 use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE};
-use crate::narrow::{intersect, overlap_interval};
+use crate::narrow::{gap_at_end, intersect, overlap_interval};
 use crate::pairs::{FixedSide, Partner, for_each_candidate};
 
 /// Moving-list slots per parallel task: large enough to amortise
@@ -110,6 +114,7 @@ impl<const D: usize> World<D> {
         let ready = self.check_displacements(dt)?;
         self.refresh();
         self.displacements(dt, ready);
+        self.start_coherence();
         self.build_moving_grid();
         self.refresh_near_fixed();
         self.find_contacts()?;
@@ -199,6 +204,22 @@ impl<const D: usize> World<D> {
             self.runaways.clear();
         }
         std::mem::swap(&mut self.body_shift, &mut self.next_shift);
+    }
+
+    /// Step 1b: the odometers of temporal coherence (`apart.rs`) take this
+    /// step's displacements, after a reset if store indices changed. Without
+    /// a narrow phase nothing is remembered, and the odometers would fall
+    /// behind: the next step with one starts afresh.
+    fn start_coherence(&mut self) {
+        if self.config.detail == ContactDetail::Candidates {
+            self.apart_stale = true;
+            return;
+        }
+        if self.apart_stale {
+            self.apart.reset(self.moving.len(), self.moving_bodies.len());
+            self.apart_stale = false;
+        }
+        self.apart.start_step(&self.body_shift);
     }
 
     /// Steps 2–3: swept boxes of the moving frames into the moving grid.
@@ -381,7 +402,19 @@ impl<const D: usize> World<D> {
         let (moving, fixed) = (&self.moving, &self.fixed);
         let moved = |i: u32, m: &Meta| moving.frames[i as usize].moved(self.body_shift[m.rank as usize]);
         let detail = self.config.detail;
-        let narrow = |f: &Frame<D>, g: &Frame<D>| contact_of(detail, f, g);
+        let (apart, coherent) = (&self.apart, detail != ContactDetail::Candidates);
+        // The narrow phase, unless the pair is remembered apart (`apart.rs`):
+        // `i` is the item, `odo` the sum of the two odometers.
+        let narrow = |i: u32, key: u32, odo: [f64; 2], f: &Frame<D>, g: &Frame<D>| {
+            if coherent && apart.is_apart(i, key, odo[1]) {
+                return None;
+            }
+            let hit = contact_of(detail, f, g);
+            if coherent && hit.is_none() {
+                remember_apart(apart, i, key, odo, f, g);
+            }
+            hit
+        };
         // The moving frame of the last slot's item, reused by its partners.
         let mut current: Option<(u32, &Meta, Frame<D>)> = None;
         let fixed_side = FixedSide { list: &self.static_grid, near: &self.near_fixed };
@@ -396,14 +429,19 @@ impl<const D: usize> World<D> {
                 }
             };
             // The filter first: a refused pair costs no frame copy.
+            let odo = apart.travelled(me.rank);
             let hit = match partner {
                 Partner::Moving(j) => {
                     let other = &moving.meta[j as usize];
-                    me.pairs_with(other).then(|| (other, narrow(frame, &moved(j, other))))
+                    me.pairs_with(other).then(|| {
+                        let [s, e] = apart.travelled(other.rank);
+                        (other, narrow(item, moving_key(j), [odo[0] + s, odo[1] + e], frame, &moved(j, other)))
+                    })
                 }
                 Partner::Fixed(k) => {
                     let other = &fixed.meta[k as usize];
-                    me.pairs_with(other).then(|| (other, narrow(frame, &fixed.frames[k as usize])))
+                    me.pairs_with(other)
+                        .then(|| (other, narrow(item, fixed_key(k), odo, frame, &fixed.frames[k as usize])))
                 }
             };
             if let Some((other, Some((aabb, time)))) = hit {
@@ -510,6 +548,7 @@ impl<const D: usize> World<D> {
         // follow, so that queries after the step still name store indices.
         self.moving_grid.number_items_by_slot();
         self.rerank_bodies();
+        self.apart_stale = true;
     }
 
     /// Ranks the moving bodies in the order their frames come in the store,
@@ -576,6 +615,18 @@ fn displacement<const D: usize>(velocity: &[f64; D], dt: f64) -> Result<[f64; D]
     match d.iter().find(|x| !x.is_finite() || x.abs() > MAX_COORDINATE) {
         Some(&value) => Err(value),
         None => Ok(d),
+    }
+}
+
+/// Remembers pair (`i`, `key`), which FMB found apart, when the gap it ends
+/// the step with outlasts at least one more step like this one (`odo`: the
+/// two odometers' sum at the step's start and end).
+#[inline]
+fn remember_apart<const D: usize>(apart: &ApartPairs, i: u32, key: u32, odo: [f64; 2], f: &Frame<D>, g: &Frame<D>) {
+    let gap = gap_at_end(f, g);
+    let threshold = gap + odo[1];
+    if gap > odo[1] - odo[0] && threshold.is_finite() {
+        apart.remember(i, key, threshold);
     }
 }
 

@@ -1,0 +1,157 @@
+//! How far apart two frames are, at least, at the end of the step: the
+//! certificate temporal coherence (`world/apart.rs`) keeps for a pair FMB
+//! found apart.
+//!
+//! The bound is the widest gap between the two frames' projections on one
+//! of their face normals (the rows of `C⁻¹`, plus the slanted face of a
+//! simplex). It is a separating-axis test run for its margin rather than
+//! its verdict, over the few axes that cost no cross product: FMB has
+//! decided the pair already, so the bound only needs to be true, not tight.
+//! Both frames are projected through their own vertices (`o + Σ sᵢ cᵢ`),
+//! never through `C⁻¹ C = I`, so the round-off of the inverse costs
+//! nothing but a little width.
+
+use crate::frame::{Frame, FrameKind};
+use crate::math::dot;
+
+/// Round-off allowance, relative to the frames' coordinates: far above the
+/// error of a few dot products in `f64`, far below FMB's touching tolerance
+/// (1e-12 of the scale) plus any gap worth remembering.
+const MARGIN: f64 = 1e-9;
+
+/// A lower bound on the distance between frames `a` and `b` at the end of
+/// the step (moving frames carry their displacement over the step as
+/// velocity), less a round-off margin: positive only when a face normal of
+/// either frame separates them by more than that margin. Translating the
+/// frames from there by vectors whose lengths add up to less than the
+/// bound keeps their interiors apart.
+pub(crate) fn gap_at_end<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> f64 {
+    let mut best = f64::NEG_INFINITY;
+    for f in [a, b] {
+        let inv = f.inv();
+        for n in inv {
+            best = best.max(gap_along(a, b, n));
+        }
+        if f.kind() == FrameKind::Tetrahedron {
+            // The slanted face: Σ Xⱼ ≤ 1.
+            let n: [f64; D] = std::array::from_fn(|k| inv.iter().map(|row| row[k]).sum());
+            best = best.max(gap_along(a, b, &n));
+        }
+    }
+    best - MARGIN * (1.0 + scale(a).max(scale(b)))
+}
+
+/// The gap between the projections of `a` and `b` (at the end of the step)
+/// on the line of `n`, in world units; negative when they overlap.
+#[inline(always)]
+fn gap_along<const D: usize>(a: &Frame<D>, b: &Frame<D>, n: &[f64; D]) -> f64 {
+    let ([a_lo, a_hi], [b_lo, b_hi]) = (project(a, n), project(b, n));
+    (b_lo - a_hi).max(a_lo - b_hi) / dot(n, n).sqrt()
+}
+
+/// `[min, max]` of `n · p` over the points `p` of frame `f` at the end of
+/// the step.
+#[inline(always)]
+fn project<const D: usize>(f: &Frame<D>, n: &[f64; D]) -> [f64; 2] {
+    let (o, v) = (f.origin(), f.velocity());
+    let base: f64 = (0..D).map(|k| n[k] * (o[k] + v[k])).sum();
+    let w = f.components().map(|c| dot(n, &c));
+    match f.kind() {
+        FrameKind::Cuboid => {
+            let lo: f64 = w.iter().map(|x| x.min(0.0)).sum();
+            let hi: f64 = w.iter().map(|x| x.max(0.0)).sum();
+            [base + lo, base + hi]
+        }
+        FrameKind::Tetrahedron => {
+            let lo = w.iter().fold(0.0_f64, |m, &x| m.min(x));
+            let hi = w.iter().fold(0.0_f64, |m, &x| m.max(x));
+            [base + lo, base + hi]
+        }
+    }
+}
+
+/// The largest coordinate magnitude of the frame's (swept) box.
+#[inline(always)]
+fn scale<const D: usize>(f: &Frame<D>) -> f64 {
+    let b = f.aabb();
+    (0..D).fold(0.0_f64, |m, k| m.max(b.min[k].abs()).max(b.max[k].abs()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::Frame3;
+    use crate::overlaps;
+    use rand::{Rng, SeedableRng};
+
+    fn random_frame(rng: &mut impl Rng, kind: FrameKind) -> Frame3 {
+        let o: [f64; 3] = std::array::from_fn(|_| rng.random_range(-3.0..3.0));
+        let c: [[f64; 3]; 3] = std::array::from_fn(|_| std::array::from_fn(|_| rng.random_range(-1.5..1.5)));
+        Frame::new(kind, o, c).unwrap_or_else(|_| Frame3::from_aabb(o, o.map(|x| x + 1.0)).expect("a unit box"))
+    }
+
+    /// `f` at rest where it ends the step.
+    fn at_end(f: &Frame3) -> Frame3 {
+        let o = f.origin();
+        let v = f.velocity();
+        Frame::new(f.kind(), std::array::from_fn(|k| o[k] + v[k]), f.components()).expect("a valid frame")
+    }
+
+    /// Random unit vector.
+    fn direction(rng: &mut impl Rng) -> [f64; 3] {
+        loop {
+            let u: [f64; 3] = std::array::from_fn(|_| rng.random_range(-1.0..1.0));
+            let n = dot(&u, &u).sqrt();
+            if n > 0.1 && n <= 1.0 {
+                return u.map(|x| x / n);
+            }
+        }
+    }
+
+    #[test]
+    fn frames_moved_by_less_than_the_gap_stay_apart() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let kinds = [FrameKind::Cuboid, FrameKind::Tetrahedron];
+        let mut apart = 0;
+        for i in 0..20_000 {
+            let a = random_frame(&mut rng, kinds[i % 2]);
+            let mut b = random_frame(&mut rng, kinds[(i / 2) % 2]);
+            if i % 3 == 0 {
+                b = b.with_velocity(direction(&mut rng).map(|x| 2.0 * x)).expect("a finite velocity");
+            }
+            let g = gap_at_end(&a, &b);
+            assert_eq!(g > 0.0, gap_at_end(&b, &a) > 0.0, "pair {i}");
+            if g <= 0.0 {
+                continue;
+            }
+            apart += 1;
+            let (a, b) = (at_end(&a), at_end(&b));
+            assert!(!overlaps(&a, &b), "pair {i}: gap {g} but overlapping");
+            // Moved towards each other by 99.9% of the gap, in any split
+            // and any directions: still apart.
+            for _ in 0..8 {
+                let share = rng.random_range(0.0..1.0);
+                let (u, w) = (direction(&mut rng), direction(&mut rng));
+                let moved = |f: &Frame3, d: [f64; 3], s: f64| {
+                    f.with_velocity(d.map(|x| x * s * 0.999 * g)).expect("a finite velocity")
+                };
+                let (a2, b2) = (moved(&a, u, share), moved(&b, w, 1.0 - share));
+                assert!(!overlaps(&a2, &b2), "pair {i}: gap {g} crossed");
+            }
+        }
+        assert!(apart > 2_000, "{apart}");
+    }
+
+    #[test]
+    fn boxes_side_by_side_are_as_far_apart_as_their_faces() {
+        let a = Frame3::from_aabb([0.0; 3], [1.0; 3]).expect("a box");
+        let b = Frame3::from_aabb([1.5, 0.2, 0.2], [2.5, 0.8, 0.8]).expect("a box");
+        assert!((gap_at_end(&a, &b) - 0.5).abs() < 1e-8);
+        // Moving 0.4 closer over the step: 0.1 apart at its end.
+        let b = b.with_velocity([-0.4, 0.0, 0.0]).expect("a finite velocity");
+        assert!((gap_at_end(&a, &b) - 0.1).abs() < 1e-8);
+        // Overlapping at the end: nothing proven.
+        let b = b.with_velocity([-0.6, 0.0, 0.0]).expect("a finite velocity");
+        assert!(gap_at_end(&a, &b) < 0.0);
+    }
+}
