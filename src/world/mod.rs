@@ -142,6 +142,8 @@ pub struct World<const D: usize> {
     /// The moving bodies' slots by rank: slot order after a refresh, the
     /// order of their frames in the store after a re-sort.
     moving_bodies: Vec<u32>,
+    /// The inverse: per slot, the rank of its moving body, or `u32::MAX`.
+    slot_rank: Vec<u32>,
     moving_grid: CellList<D>,
     /// Per moving frame (store index), the fixed frames' slots near it;
     /// cleared whenever the fixed list changes.
@@ -224,6 +226,7 @@ impl<const D: usize> World<D> {
             static_grid: CellList::default(),
             moving: Store::default(),
             moving_bodies: Vec::new(),
+            slot_rank: Vec::new(),
             moving_grid: CellList::default(),
             near_fixed: NearLists::default(),
             apart: apart::ApartPairs::default(),
@@ -721,7 +724,7 @@ impl<const D: usize> World<D> {
             + (self.body_fixed.capacity() + self.body_fixed_starts.capacity()) * 4
             + self.fixed.meta_memory()
             + self.moving.meta_memory()
-            + (self.moving_bodies.capacity() + self.rank_scratch.capacity()) * 4
+            + (self.moving_bodies.capacity() + self.slot_rank.capacity() + self.rank_scratch.capacity()) * 4
             + (self.body_shift.capacity() + self.next_shift.capacity()) * size_of::<[f64; D]>()
     }
 
@@ -798,6 +801,7 @@ impl<const D: usize> World<D> {
                 self.body_frames[m.rank as usize] += 1;
             }
             self.largest_body = self.body_frames.iter().copied().max().unwrap_or(0);
+            self.rank_slots();
             self.moving_fresh = true;
         }
     }

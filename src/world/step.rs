@@ -182,13 +182,33 @@ impl<const D: usize> World<D> {
     /// range counts as zero, and its body is listed in `runaways`.
     fn next_displacements(&mut self, dt: f64) {
         self.next_shift.clear();
-        for (rank, &slot) in self.moving_bodies.iter().enumerate() {
-            let v = self.slots[slot as usize].stored.as_ref().map_or([0.0; D], |s| s.body.velocity);
-            match displacement(&v, dt) {
-                Ok(d) => self.next_shift.push(d),
-                Err(value) => {
+        self.next_shift.resize(self.moving_bodies.len(), [0.0; D]);
+        let slots = &self.slots;
+        let velocity = |slot: u32| slots[slot as usize].stored.as_ref().map_or([0.0; D], |s| s.body.velocity);
+        // In parallel: each body's velocity is behind its slot (a cache
+        // miss a body). True for a bad displacement, left at zero.
+        let shift = |(d, &slot): (&mut [f64; D], &u32)| match displacement(&velocity(slot), dt) {
+            Ok(x) => {
+                *d = x;
+                false
+            }
+            Err(_) => true,
+        };
+        #[cfg(feature = "parallel")]
+        let bad = self
+            .next_shift
+            .par_iter_mut()
+            .zip(&self.moving_bodies)
+            .with_min_len(CHUNK)
+            .map(shift)
+            .reduce(|| false, |a, b| a | b);
+        #[cfg(not(feature = "parallel"))]
+        let bad = self.next_shift.iter_mut().zip(&self.moving_bodies).map(shift).fold(false, |a, b| a | b);
+        if bad {
+            // Rare: list them, in rank order.
+            for (rank, &slot) in self.moving_bodies.iter().enumerate() {
+                if let Err(value) = displacement(&velocity(slot), dt) {
                     self.runaways.push(Found { slot, rank: rank as u32, bad_number: Some(value) });
-                    self.next_shift.push([0.0; D]);
                 }
             }
         }
@@ -463,17 +483,27 @@ impl<const D: usize> World<D> {
         // Sorted as packed slot indices: a step's bodies are live, so their
         // slots name them, and the order is the handles' order.
         self.pair_keys.clear();
-        self.pair_keys
-            .extend(self.contacts.iter().map(|c| u64::from(c.a.body.index) << 32 | u64::from(c.b.body.index)));
-        #[cfg(feature = "parallel")]
-        self.pair_keys.par_sort_unstable();
-        #[cfg(not(feature = "parallel"))]
-        self.pair_keys.sort_unstable();
-        self.pair_keys.dedup();
+        let key = |c: &Contact<D>| u64::from(c.a.body.index) << 32 | u64::from(c.b.body.index);
         // Not `handle_of`: `self.pairs` is borrowed mutably beside it.
-        let handle = |slot: u64| BodyHandle { index: slot as u32, generation: self.slots[slot as usize].generation };
+        let slots = &self.slots;
+        let handle = |slot: u64| BodyHandle { index: slot as u32, generation: slots[slot as usize].generation };
+        let pair = |&k: &u64| (handle(k >> 32), handle(k & u64::from(u32::MAX)));
         self.pairs.clear();
-        self.pairs.extend(self.pair_keys.iter().map(|&k| (handle(k >> 32), handle(k & u64::from(u32::MAX)))));
+        // Both buffers have room (reserved with the contacts): no allocation.
+        #[cfg(feature = "parallel")]
+        {
+            self.pair_keys.par_extend(self.contacts.par_iter().with_min_len(CHUNK).map(key));
+            self.pair_keys.par_sort_unstable();
+            self.pair_keys.dedup();
+            self.pairs.par_extend(self.pair_keys.par_iter().with_min_len(CHUNK).map(pair));
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            self.pair_keys.extend(self.contacts.iter().map(key));
+            self.pair_keys.sort_unstable();
+            self.pair_keys.dedup();
+            self.pairs.extend(self.pair_keys.iter().map(pair));
+        }
         self.events.clear();
         let (mut i, mut j) = (0, 0);
         while i < self.pairs.len() || j < self.previous.len() {
@@ -511,14 +541,7 @@ impl<const D: usize> World<D> {
     /// Step 7: moving bodies advance; every so often the moving store is
     /// put back in the cell list's order (bodies drift out of it).
     fn advance(&mut self) {
-        for (&slot, d) in self.moving_bodies.iter().zip(&self.body_shift) {
-            if let Some(stored) = &mut self.slots[slot as usize].stored {
-                let t = stored.body.pose.translation_mut();
-                for i in 0..D {
-                    t[i] += d[i];
-                }
-            }
-        }
+        self.advance_poses();
         let shifts = &self.body_shift;
         let translate = |(f, m): (&mut Frame<D>, &Meta)| f.translate(&shifts[m.rank as usize]);
         #[cfg(feature = "parallel")]
@@ -530,6 +553,34 @@ impl<const D: usize> World<D> {
         self.unsorted_steps = self.unsorted_steps.wrapping_add(1);
         if self.moving_fresh && (self.unsorted_steps == 1 || self.unsorted_steps.is_multiple_of(RESORT_STEPS)) {
             self.follow_slot_order();
+        }
+    }
+
+    /// The moving bodies' poses translate by their displacements: in
+    /// parallel over all the slots when most bodies move, else body by body
+    /// (a mostly static world would sweep its fixed bodies' slots for
+    /// nothing).
+    fn advance_poses(&mut self) {
+        let shift = |stored: &mut super::Stored<D>, d: &[f64; D]| {
+            let t = stored.body.pose.translation_mut();
+            for i in 0..D {
+                t[i] += d[i];
+            }
+        };
+        #[cfg(feature = "parallel")]
+        if self.moving_bodies.len() >= self.slots.len() / 2 && self.slot_rank.len() == self.slots.len() {
+            let shifts = &self.body_shift;
+            self.slots.par_iter_mut().zip(&self.slot_rank).with_min_len(CHUNK).for_each(|(s, &r)| {
+                if let (Some(stored), Some(d)) = (&mut s.stored, shifts.get(r as usize)) {
+                    shift(stored, d);
+                }
+            });
+            return;
+        }
+        for (&slot, d) in self.moving_bodies.iter().zip(&self.body_shift) {
+            if let Some(stored) = &mut self.slots[slot as usize].stored {
+                shift(stored, d);
+            }
         }
     }
 
@@ -583,6 +634,16 @@ impl<const D: usize> World<D> {
                 self.active[map[old] as usize] = x;
             }
             list.copy_from_slice(&self.active);
+        }
+        self.rank_slots();
+    }
+
+    /// `slot_rank` from `moving_bodies`.
+    pub(super) fn rank_slots(&mut self) {
+        self.slot_rank.clear();
+        self.slot_rank.resize(self.slots.len(), u32::MAX);
+        for (r, &slot) in self.moving_bodies.iter().enumerate() {
+            self.slot_rank[slot as usize] = r as u32;
         }
     }
 }
