@@ -1,5 +1,6 @@
 //! Narrow-phase benchmarks: FMB `overlaps` and `intersect`, our SAT and parry
-//! on the same pairs, per case. Each iteration tests 1024 pairs in both
+//! on the same pairs, per case; `query::penetration` against parry's
+//! `contact`. Each iteration tests 1024 pairs in both
 //! orders; criterion reports time per iteration and throughput in pairs.
 //!
 //! `cargo bench --bench narrow` (add a filter, e.g. `-- 3d_static`, to run one group).
@@ -7,7 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use fmbgrid::{Frame, FrameKind, intersect, overlaps, sat};
+use fmbgrid::{Frame, FrameKind, intersect, overlaps, query, sat};
 
 #[path = "support/pairs.rs"]
 mod pairs;
@@ -97,5 +98,48 @@ fn planar(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, static_3d, moving_3d, planar);
+/// Penetration depth and normal (`query::penetration`) against parry's
+/// `contact` on the same static pairs, both orders.
+fn penetration(c: &mut Criterion) {
+    use FrameKind::{Cuboid, Tetrahedron};
+    let deep = |(a, b): &(Frame<3>, Frame<3>)| query::penetration(a, b).is_some();
+    let sets3 = [
+        ("penetration_3d_obb", obb_pairs::<3>(7, N)),
+        ("penetration_3d_near_cc", pairs::<3>(1, N, Cuboid, Cuboid, false, Set::Near)),
+        ("penetration_3d_near_tt", pairs::<3>(2, N, Tetrahedron, Tetrahedron, false, Set::Near)),
+    ];
+    for (name, ps) in &sets3 {
+        let mut g = c.benchmark_group(*name);
+        g.throughput(Throughput::Elements(2 * N as u64));
+        g.bench_function("fmbgrid", |b| b.iter(|| both(ps, |x, y| query::penetration(x, y).is_some())));
+        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer3::peer(a), peer3::peer(b))).collect();
+        g.bench_function("parry", |b| {
+            b.iter(|| {
+                shapes.iter().filter(|(x, y)| peer3::contact(black_box(x), black_box(y)) | peer3::contact(y, x)).count()
+            })
+        });
+        g.finish();
+        // Both engines see the same overlapping pairs.
+        let theirs = shapes.iter().filter(|(x, y)| peer3::contact(x, y)).count();
+        println!("{name}: {} of {N} pairs interpenetrate (parry: {theirs})", ps.iter().filter(|p| deep(p)).count());
+    }
+    let sets2 = [
+        ("penetration_2d_near_cc", pairs::<2>(5, N, Cuboid, Cuboid, false, Set::Near)),
+        ("penetration_2d_near_tt", pairs::<2>(6, N, Tetrahedron, Tetrahedron, false, Set::Near)),
+    ];
+    for (name, ps) in &sets2 {
+        let mut g = c.benchmark_group(*name);
+        g.throughput(Throughput::Elements(2 * N as u64));
+        g.bench_function("fmbgrid", |b| b.iter(|| both(ps, |x, y| query::penetration(x, y).is_some())));
+        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer2::peer(a), peer2::peer(b))).collect();
+        g.bench_function("parry", |b| {
+            b.iter(|| {
+                shapes.iter().filter(|(x, y)| peer2::contact(black_box(x), black_box(y)) | peer2::contact(y, x)).count()
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, static_3d, moving_3d, planar, penetration);
 criterion_main!(benches);

@@ -278,7 +278,7 @@ fn canonical<'f, const D: usize>(a: &'f Frame<D>, b: &'f Frame<D>) -> (&'f Frame
 /// Kind (tetrahedron first), then origin, components and velocity, number
 /// by number in `total_cmp` order: a total order, decided by the first
 /// origin coordinate for almost every pair.
-fn order<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Ordering {
+pub(crate) fn order<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Ordering {
     let kind_rank = |f: &Frame<D>| u8::from(f.kind() == FrameKind::Cuboid);
     let first_difference = |x: &[f64], y: &[f64]| {
         x.iter().zip(y).map(|(x, y)| x.total_cmp(y)).find(|o| o.is_ne()).unwrap_or(Ordering::Equal)

@@ -7,7 +7,8 @@
 //! * The parry oracle ([`Oracle`], implemented by [`Parry2`] and [`Parry3`]):
 //!   GJK on the raw vertex sets (a support map, exact for convex hulls),
 //!   `intersection_test` for static pairs and `cast_shapes` for the first
-//!   contact time of moving pairs.
+//!   contact time of moving pairs, and the GJK/EPA contact (normal and
+//!   depth) the penetration query is compared with.
 //! * The "don't care" band: [`margin`], a signed distance (positive: gap,
 //!   negative: penetration depth) of `A` against the set swept by `B` relative
 //!   to `A`, and [`band`] = 1e-9 · [`pair_scale`].
@@ -611,6 +612,10 @@ pub trait Oracle<const D: usize> {
     /// `a` (`cast_shapes`, `stop_at_penetration`); `Some(0)` when they
     /// already touch.
     fn toi(a: &[[f64; D]], b: &[[f64; D]], w: [f64; D]) -> Option<f64>;
+    /// Contact by GJK/EPA (`contact_support_map_support_map`): `a`'s
+    /// outward normal towards `b` and the signed distance (negative:
+    /// penetration depth), or `None` when they are apart.
+    fn contact(a: &[[f64; D]], b: &[[f64; D]]) -> Option<([f64; D], f64)>;
 }
 
 /// The 2D parry oracle (`parry2d-f64`).
@@ -654,6 +659,16 @@ macro_rules! parry_oracle {
                     options,
                 )
                 .map(|hit| hit.time_of_impact)
+            }
+            fn contact(a: &[[f64; $d]], b: &[[f64; $d]]) -> Option<([f64; $d], f64)> {
+                use $parry::math::Pose;
+                $parry::query::details::contact_support_map_support_map(
+                    &Pose::IDENTITY,
+                    &$hull::Hull::new(a),
+                    &$hull::Hull::new(b),
+                    0.0,
+                )
+                .map(|c| (c.normal1.to_array(), c.dist))
             }
         }
 
