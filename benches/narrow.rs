@@ -1,6 +1,6 @@
 //! Narrow-phase benchmarks: FMB `overlaps` and `intersect`, our SAT and parry
 //! on the same pairs, per case; `query::penetration` against parry's
-//! `contact`. Each iteration tests 1024 pairs in both
+//! `contact` and `query::distance` against parry's `distance`. Each iteration tests 1024 pairs in both
 //! orders; criterion reports time per iteration and throughput in pairs.
 //!
 //! `cargo bench --bench narrow` (add a filter, e.g. `-- 3d_static`, to run one group).
@@ -141,5 +141,63 @@ fn penetration(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, static_3d, moving_3d, planar, penetration);
+/// Distance with closest points (`query::distance`) against parry's
+/// `distance` on the same static pairs (apart and overlapping), both orders.
+fn distance(c: &mut Criterion) {
+    use FrameKind::{Cuboid, Tetrahedron};
+    let sum = |d: f64| if d.is_finite() { d } else { 0.0 };
+    let sets3 = [
+        ("distance_3d_obb", obb_pairs::<3>(7, N)),
+        ("distance_3d_all_cc", pairs::<3>(11, N, Cuboid, Cuboid, false, Set::All)),
+        ("distance_3d_all_tt", pairs::<3>(12, N, Tetrahedron, Tetrahedron, false, Set::All)),
+    ];
+    for (name, ps) in &sets3 {
+        let mut g = c.benchmark_group(*name);
+        g.throughput(Throughput::Elements(2 * N as u64));
+        g.bench_function("fmbgrid", |b| {
+            b.iter(|| {
+                ps.iter()
+                    .map(|(x, y)| query::distance(black_box(x), black_box(y)).distance + query::distance(y, x).distance)
+                    .sum::<f64>()
+            })
+        });
+        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer3::peer(a), peer3::peer(b))).collect();
+        g.bench_function("parry", |b| {
+            b.iter(|| {
+                shapes
+                    .iter()
+                    .map(|(x, y)| sum(peer3::distance(black_box(x), black_box(y))) + sum(peer3::distance(y, x)))
+                    .sum::<f64>()
+            })
+        });
+        g.finish();
+    }
+    let sets2 = [
+        ("distance_2d_all_cc", pairs::<2>(13, N, Cuboid, Cuboid, false, Set::All)),
+        ("distance_2d_all_tt", pairs::<2>(14, N, Tetrahedron, Tetrahedron, false, Set::All)),
+    ];
+    for (name, ps) in &sets2 {
+        let mut g = c.benchmark_group(*name);
+        g.throughput(Throughput::Elements(2 * N as u64));
+        g.bench_function("fmbgrid", |b| {
+            b.iter(|| {
+                ps.iter()
+                    .map(|(x, y)| query::distance(black_box(x), black_box(y)).distance + query::distance(y, x).distance)
+                    .sum::<f64>()
+            })
+        });
+        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer2::peer(a), peer2::peer(b))).collect();
+        g.bench_function("parry", |b| {
+            b.iter(|| {
+                shapes
+                    .iter()
+                    .map(|(x, y)| sum(peer2::distance(black_box(x), black_box(y))) + sum(peer2::distance(y, x)))
+                    .sum::<f64>()
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, static_3d, moving_3d, planar, penetration, distance);
 criterion_main!(benches);

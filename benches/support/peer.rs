@@ -12,7 +12,7 @@ pub fn orthogonal<const D: usize>(c: &[[f64; D]; D]) -> bool {
     (0..D).all(|i| (0..i).all(|j| (0..D).map(|k| c[i][k] * c[j][k]).sum::<f64>().abs() <= 1e-12 * len[i] * len[j]))
 }
 
-/// `peer`, `test`, `cast` and `contact` of one dimension's module, the same code in 2D
+/// `peer`, `test`, `cast`, `distance` and `contact` of one dimension's module, the same code in 2D
 /// and 3D: `$frame` is the frame type, `$refused` the panic message for a
 /// frame parry refuses. They use the invoking module's `shape` and
 /// `velocity`, and its imports of parry's `Pose`, `Vector`, `Shape`,
@@ -35,6 +35,11 @@ macro_rules! pair_queries {
         pub fn cast(a: &(Pose, Box<dyn Shape>, Vector), b: &(Pose, Box<dyn Shape>, Vector)) -> bool {
             let opts = ShapeCastOptions { max_time_of_impact: 1.0, stop_at_penetration: true, ..Default::default() };
             matches!(query::cast_shapes(&a.0, a.2, &*a.1, &b.0, b.2, &*b.1, opts), Ok(Some(_)))
+        }
+
+        /// parry's distance (velocities ignored).
+        pub fn distance(a: &(Pose, Box<dyn Shape>, Vector), b: &(Pose, Box<dyn Shape>, Vector)) -> f64 {
+            query::distance(&a.0, &*a.1, &b.0, &*b.1).map(|d| d.distance).unwrap_or(f64::NAN)
         }
 
         /// parry's contact (normal and depth; velocities ignored): do they

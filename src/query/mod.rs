@@ -1,10 +1,13 @@
-//! Queries on two frames beyond the narrow phase's yes or no: how deep
-//! they interpenetrate and along which direction to push them apart
+//! Queries on two frames beyond the narrow phase's yes or no: how far
+//! apart they are, with a closest point on each ([`distance`]), and how
+//! deep they interpenetrate and along which direction to push them apart
 //! ([`penetration`]).
 //!
 //! Like the narrow phase, each query answers both argument orders with
 //! the very same arithmetic (mirrored), and touching is not overlapping.
 
+mod distance;
 mod penetration;
 
+pub use distance::{Distance, distance};
 pub use penetration::{Penetration, penetration};
