@@ -128,6 +128,18 @@ impl<const D: usize> Aabb<D> {
         self
     }
 
+    /// The box grown by `by` on every side.
+    ///
+    /// ```
+    /// # use fmbgrid::Aabb;
+    /// let b = Aabb { min: [0.0, 0.0], max: [1.0, 2.0] };
+    /// assert_eq!(b.grown(0.5), Aabb { min: [-0.5, -0.5], max: [1.5, 2.5] });
+    /// ```
+    #[inline]
+    pub fn grown(&self, by: f64) -> Self {
+        Aabb { min: self.min.map(|x| x - by), max: self.max.map(|x| x + by) }
+    }
+
     /// True when `p` lies in the closed box.
     ///
     /// ```

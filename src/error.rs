@@ -151,6 +151,12 @@ pub enum WorldError {
         /// The value given.
         dt: f64,
     },
+    /// A tolerance (safety distance) that is negative or not finite.
+    #[error("tolerance {} must be finite and non-negative", Num(*delta))]
+    BadTolerance {
+        /// The value given.
+        delta: f64,
+    },
     /// A rotation axis of length zero: it gives no direction.
     #[error("the rotation axis is zero: it needs a direction (any non-zero length)")]
     ZeroAxis,

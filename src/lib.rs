@@ -69,4 +69,6 @@ pub use contact::{Contact, ContactDetail, ContactEvent};
 pub use error::{FrameError, WorldError};
 pub use frame::{Frame, Frame2, Frame3, FrameKind};
 pub use narrow::{Intersection, intersect, overlap_interval, overlaps};
-pub use world::{Body, BodyHandle, FrameId, Motion, Pose, Pose2, Pose3, Runaway, World, World2, World3, WorldConfig};
+pub use world::{
+    Body, BodyHandle, FrameId, Motion, Pose, Pose2, Pose3, Proximity, Runaway, World, World2, World3, WorldConfig,
+};

@@ -9,12 +9,14 @@ mod apart;
 mod body;
 mod later_boxes;
 mod pose;
+mod proximity;
 mod runaway;
 mod step;
 mod store;
 
 pub use body::{Body, BodyHandle, FrameId, Motion};
 pub use pose::{Pose, Pose2, Pose3};
+pub use proximity::Proximity;
 pub use runaway::Runaway;
 
 use crate::aabb::Aabb;
@@ -152,6 +154,10 @@ pub struct World<const D: usize> {
     /// (`apart.rs`); `apart_stale` when store indices or ranks changed.
     apart: apart::ApartPairs,
     apart_stale: bool,
+    /// Scratch of [`World::pairs_within`]: the moving frames' grown boxes,
+    /// and the answer.
+    proximity_grid: CellList<D>,
+    proximity: Vec<proximity::Proximity<D>>,
     /// The moving frames that enter the grid (store indices).
     active: Vec<u32>,
     /// Per moving body (by rank): frame count; the largest; swept boxes and
@@ -231,6 +237,8 @@ impl<const D: usize> World<D> {
             near_fixed: NearLists::default(),
             apart: apart::ApartPairs::default(),
             apart_stale: true,
+            proximity_grid: CellList::default(),
+            proximity: Vec::new(),
             active: Vec::new(),
             body_frames: Vec::new(),
             largest_body: 0,
@@ -717,6 +725,8 @@ impl<const D: usize> World<D> {
             + self.moving_grid.memory()
             + self.near_fixed.memory()
             + self.apart.memory()
+            + self.proximity_grid.memory()
+            + self.proximity.capacity() * size_of::<proximity::Proximity<D>>()
             + self.body_grid.memory()
             + (self.active.capacity() + self.body_frames.capacity()) * 4
             + self.body_boxes.capacity() * size_of::<Aabb<D>>()
