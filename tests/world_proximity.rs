@@ -3,7 +3,7 @@
 //! whose exact distance (`query::distance`, itself validated against a
 //! feature-pair brute force in `tests/distance.rs`) is at most `δ`. Seeded
 //! scenes (uniform, mixed sizes 1:1000, bodies of several frames with
-//! filters), 2D and 3D, several `δ` from 0 to 10× the frame size, over
+//! filters, bodies of up to 150 frames), 2D and 3D, several `δ` from 0 to 10× the frame size, over
 //! several steps with edits in between; the answer must equal the brute
 //! force pair for pair, bit for bit, in `(a, b)` order.
 
@@ -75,8 +75,12 @@ fn scenes<const D: usize>(seed: u64) {
         ..uniform.clone()
     };
     assert!(check::<D>("mixed sizes", seed + 1, &mixed) > 100);
-    let grouped = SceneParams { max_frames_per_body: 3, filters: true, fixed: 0.5, ..uniform };
+    let grouped = SceneParams { max_frames_per_body: 3, filters: true, fixed: 0.5, ..uniform.clone() };
     assert!(check::<D>("bodies and filters", seed + 2, &grouped) > 100);
+    // Bodies of up to 150 frames, packed: the body-level pass of meshes.
+    let large =
+        SceneParams { frames: 600, max_frames_per_body: 150, fixed: 0.3, region: uniform.region * 0.4, ..uniform };
+    assert!(check::<D>("large bodies", seed + 3, &large) > 100);
 }
 
 #[test]

@@ -12,9 +12,16 @@
 //! it never rejects a pair within it. The rest get their exact distance
 //! (`query/distance.rs`). Pairs of frames of one body, of two fixed bodies
 //! and pairs the collision filters refuse are left out, as in `step`.
+//!
+//! Bodies of many frames (meshes) go through the step's body-level pass
+//! first: a frame is listed only if its grown box reaches another body's
+//! box (grown by `δ`), and queries only the fixed frames its body reaches,
+//! so two meshes far apart cost little more than their boxes.
 
+use super::step::{FIXED_MANY, LARGE_BODY};
 use super::store::Meta;
 use super::{FrameId, World};
+use crate::aabb::Aabb;
 use crate::error::WorldError;
 use crate::frame::Frame;
 use crate::narrow::gap_at_end;
@@ -64,30 +71,84 @@ impl<const D: usize> World<D> {
             return Err(WorldError::BadTolerance { delta });
         }
         self.refresh();
-        let moving = &self.moving;
         let half = delta / 2.0;
-        let item = |i: usize| (moving.frames[i].aabb().grown(half), i as u32);
-        let body = |i: usize| moving.meta[i].rank;
+        self.list_for_proximity(delta);
+        let (moving, active) = (&self.moving, &self.active);
+        let item = |k: usize| {
+            let i = active[k] as usize;
+            (moving.frames[i].aabb().grown(half), i as u32)
+        };
+        let body = |k: usize| moving.meta[active[k] as usize].rank;
         let mut list = std::mem::take(&mut self.proximity_grid);
-        list.build(self.cell, moving.len(), item, Some(&body));
+        list.build(self.cell, active.len(), item, Some(&body));
         let mut out = std::mem::take(&mut self.proximity);
         out.clear();
-        let (fixed, static_grid) = (&self.fixed, &self.static_grid);
+        let frame = |i: usize| (&moving.frames[i], &moving.meta[i]);
         for p in 0..list.len() {
-            let i = list.item(p) as usize;
-            let (f, m) = (&moving.frames[i], &moving.meta[i]);
-            list.partners(p, |q| {
-                let j = list.item(q) as usize;
-                within(delta, (f, m), (&moving.frames[j], &moving.meta[j]), &mut out);
-            });
-            static_grid.query(&f.aabb().grown(delta), |k| {
-                within(delta, (f, m), (&fixed.frames[k as usize], &fixed.meta[k as usize]), &mut out);
-            });
+            let f = frame(list.item(p) as usize);
+            list.partners(p, |q| within(delta, f, frame(list.item(q) as usize), &mut out));
+        }
+        if !self.static_grid.is_empty() {
+            let fixed = |k: u32| (&self.fixed.frames[k as usize], &self.fixed.meta[k as usize]);
+            for i in 0..moving.len() {
+                let (f, m) = frame(i);
+                let r = m.rank as usize;
+                let near = if self.body_frames[r] < LARGE_BODY {
+                    &[FIXED_MANY][..]
+                } else {
+                    &self.body_fixed[self.body_fixed_starts[r] as usize..self.body_fixed_starts[r + 1] as usize]
+                };
+                match near {
+                    [FIXED_MANY, ..] => {
+                        self.static_grid.query(&f.aabb().grown(delta), |k| within(delta, (f, m), fixed(k), &mut out));
+                    }
+                    few => {
+                        let b = f.aabb().grown(delta);
+                        for &k in few.iter().filter(|&&k| b.intersects(&self.fixed.frames[k as usize].aabb())) {
+                            within(delta, (f, m), fixed(k), &mut out);
+                        }
+                    }
+                }
+            }
         }
         out.sort_unstable_by_key(|x| (x.a, x.b));
         self.proximity_grid = list;
         self.proximity = out;
         Ok(&self.proximity)
+    }
+
+    /// The moving frames that may have a partner within `delta` (store
+    /// indices, into `active`): all of them, but for bodies of many frames
+    /// (meshes) only those whose box grown by `delta / 2` reaches another
+    /// moving body's box grown by `delta` (as `step` does with swept boxes,
+    /// through the same body links). Also links each large body to the
+    /// fixed frames its grown box reaches (`body_fixed`).
+    fn list_for_proximity(&mut self, delta: f64) {
+        self.active.clear();
+        if self.largest_body < LARGE_BODY {
+            self.active.extend(0..self.moving.len() as u32);
+            return;
+        }
+        self.body_boxes.clear();
+        self.body_boxes.resize(self.moving_bodies.len(), Aabb::EMPTY);
+        for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
+            let r = m.rank as usize;
+            self.body_boxes[r] = self.body_boxes[r].union(&f.aabb().grown(delta));
+        }
+        let mut bodies = std::mem::take(&mut self.body_grid);
+        let boxes = &self.body_boxes;
+        bodies.build(self.cell, boxes.len(), |r| (boxes[r], r as u32), None);
+        self.link_large_bodies(&bodies);
+        self.body_grid = bodies;
+        let (links, starts) = (&self.body_links, &self.body_link_starts);
+        for (i, (f, m)) in self.moving.frames.iter().zip(&self.moving.meta).enumerate() {
+            let r = m.rank as usize;
+            let b = f.aabb().grown(delta / 2.0);
+            let near = &links[starts[r] as usize..starts[r + 1] as usize];
+            if self.body_frames[r] < LARGE_BODY || near.iter().any(|&o| b.intersects(&self.body_boxes[o as usize])) {
+                self.active.push(i as u32);
+            }
+        }
     }
 }
 

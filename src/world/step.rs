@@ -62,7 +62,7 @@ pub(super) const LARGE_BODY: u32 = 64;
 const FIXED_FEW: usize = 32;
 
 /// The mark of a large body reaching many fixed frames.
-const FIXED_MANY: u32 = u32::MAX;
+pub(super) const FIXED_MANY: u32 = u32::MAX;
 
 /// Steps between re-sorts of the moving store into the cell list's order.
 const RESORT_STEPS: u32 = 32;
@@ -329,7 +329,7 @@ impl<const D: usize> World<D> {
     /// (`body_fixed`, or [`FIXED_MANY`] alone when there are more than
     /// [`FIXED_FEW`]): a frame of the body can only pair with those. Small
     /// bodies' frames all enter the list; they get no links.
-    fn link_large_bodies(&mut self, bodies: &crate::grid::CellList<D>) {
+    pub(super) fn link_large_bodies(&mut self, bodies: &crate::grid::CellList<D>) {
         self.body_links.clear();
         self.body_link_starts.clear();
         self.body_link_starts.push(0);
