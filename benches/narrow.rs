@@ -199,5 +199,28 @@ fn distance(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, static_3d, moving_3d, planar, penetration, distance);
+/// First contact of moving pairs (`query::first_contact`: instant, normal,
+/// point) against parry's `cast_shapes` (time of impact, normals, witness
+/// points), same pairs, both orders.
+fn first_contact(c: &mut Criterion) {
+    use FrameKind::{Cuboid, Tetrahedron};
+    let sets = [
+        ("first_contact_3d_near_cc", pairs::<3>(3, N, Cuboid, Cuboid, true, Set::Near)),
+        ("first_contact_3d_near_tt", pairs::<3>(4, N, Tetrahedron, Tetrahedron, true, Set::Near)),
+    ];
+    for (name, ps) in &sets {
+        let mut g = c.benchmark_group(*name);
+        g.throughput(Throughput::Elements(2 * N as u64));
+        g.bench_function("fmbgrid", |b| b.iter(|| both(ps, |x, y| query::first_contact(x, y).is_some())));
+        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer3::peer(a), peer3::peer(b))).collect();
+        g.bench_function("parry", |b| {
+            b.iter(|| {
+                shapes.iter().filter(|(x, y)| peer3::cast(black_box(x), black_box(y)) | peer3::cast(y, x)).count()
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, static_3d, moving_3d, planar, penetration, distance, first_contact);
 criterion_main!(benches);

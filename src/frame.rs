@@ -401,6 +401,16 @@ impl<const D: usize> Frame<D> {
         f
     }
 
+    /// This frame at rest where it is at instant `t` of the step.
+    #[inline]
+    pub(crate) fn at(&self, t: f64) -> Self {
+        let mut f = *self;
+        f.origin = std::array::from_fn(|k| self.origin[k] + t * self.velocity[k]);
+        f.velocity = [0.0; D];
+        f.aabb = f.compute_aabb();
+        f
+    }
+
     /// Translates the frame at rest by `offset` (validated by the caller).
     #[inline]
     pub(crate) fn translate(&mut self, offset: &[f64; D]) {

@@ -17,7 +17,8 @@
 //!   [`overlap_interval`] (the interval alone);
 //! * [`Contact`] and [`ContactEvent`]: what a step reports;
 //! * [`query`]: more about two frames than whether they meet: their
-//!   distance and closest points, the penetration depth and normal;
+//!   distance and closest points, the penetration depth and normal, the
+//!   first contact of moving frames;
 //! * [`world`]: bodies of frames and [`World::step`], which runs all of the
 //!   above each frame of a simulation loop;
 //! * [`sat`]: a separating-axis test for the same frames, used for

@@ -71,3 +71,62 @@ fn queries_match_brute_force_through_every_path() {
     found += check(&w, &mut rng, "after the next step");
     assert!(found > 2000, "queries found too little to prove anything: {found}");
 }
+
+/// `World::contact_geometry` on every contact of seeded steps equals, within
+/// round-off, `query::first_contact` on the two frames as the step saw them (the
+/// bodies' frames before the step, translating by velocity · dt), in both
+/// 2D and 3D; and it refuses once the world changed.
+fn contact_geometry_of_steps<const D: usize>(seed: u64) {
+    use fmbgrid::query::first_contact;
+    let mut r = world_support::rng(seed);
+    let p = world_support::SceneParams::uniform(600, D);
+    let bodies = world_support::random_scene::<D>(&mut r, &p);
+    let mut world = World::<D>::new(WorldConfig::default());
+    world_support::build_world(&mut world, &bodies);
+    let dt = 0.5;
+    let mut checked = 0;
+    for _ in 0..3 {
+        let before = world_support::view(&world);
+        let frame_of = |id: FrameId| {
+            let b = before.iter().find(|b| b.handle == id.body).expect("a body of the world");
+            let f = b.frames[id.index as usize];
+            if b.fixed {
+                f
+            } else {
+                f.with_velocity(world_support::displacement(b.velocity, dt)).expect("a valid displacement")
+            }
+        };
+        let contacts = world.step(dt).expect("a valid step").to_vec();
+        for c in &contacts {
+            let want = first_contact(&frame_of(c.a), &frame_of(c.b));
+            let got = world.contact_geometry(c).expect("contacts are current");
+            // The world moves its frames back by their displacement: the
+            // same frames within round-off (about 1e-16 relative).
+            assert_eq!(got.is_some(), want.is_some(), "{c:?}");
+            if let (Some(g), Some(w)) = (got, want) {
+                assert!((g.time - w.time).abs() < 1e-9 && (g.depth - w.depth).abs() < 1e-9, "{g:?} {w:?}");
+                assert!(world_support::norm(world_support::sub(g.normal, w.normal)) < 1e-9, "{g:?} {w:?}");
+                assert!(
+                    world_support::norm(world_support::sub(g.point, w.point))
+                        < 1e-9 * (1.0 + world_support::norm(w.point)),
+                    "{g:?} {w:?}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 150, "{checked}");
+    let any = world.step(dt).expect("a valid step")[0];
+    world.insert(Body::fixed(vec![random_frame::<D>(&mut r, [0.0; D], 1.0)])).expect("a valid body");
+    assert!(world.contact_geometry(&any).is_err());
+}
+
+#[test]
+fn contact_geometry_of_step_contacts_3d() {
+    contact_geometry_of_steps::<3>(81);
+}
+
+#[test]
+fn contact_geometry_of_step_contacts_2d() {
+    contact_geometry_of_steps::<2>(82);
+}

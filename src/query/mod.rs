@@ -1,13 +1,17 @@
 //! Queries on two frames beyond the narrow phase's yes or no: how far
 //! apart they are, with a closest point on each ([`distance`]), and how
 //! deep they interpenetrate and along which direction to push them apart
-//! ([`penetration`]).
+//! ([`penetration`]), and when, where and along which normal two moving
+//! frames first touch ([`first_contact`]).
 //!
 //! Like the narrow phase, each query answers both argument orders with
 //! the very same arithmetic (mirrored), and touching is not overlapping.
 
+mod axes;
 mod distance;
+mod first_contact;
 mod penetration;
 
 pub use distance::{Distance, distance};
+pub use first_contact::{FirstContact, first_contact};
 pub use penetration::{Penetration, penetration};

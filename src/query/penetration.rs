@@ -17,16 +17,12 @@
 
 use std::cmp::Ordering;
 
-use crate::frame::{Frame, FrameKind};
-use crate::math::{cross, dot, sub};
+use super::axes::{each_axis, range};
+use crate::frame::Frame;
+use crate::math::{dot, sub};
 
 /// Relative tolerance of the touching policy (the narrow phase's).
 const EPS: f64 = 1e-12;
-
-/// Edge-pair axes with `|n|² ≤ DEGENERATE · |e_A|² |e_B|²` are skipped:
-/// the axes of (nearly) parallel edges are noise, and the face normals
-/// cover those directions.
-const DEGENERATE: f64 = 1e-26;
 
 /// How two overlapping frames interpenetrate.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -75,7 +71,7 @@ fn deepest<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Penetration<D>>
     let d = sub(&b.origin(), &a.origin());
     let (ca, cb) = (a.components(), b.components());
     let mut best = Penetration { normal: [0.0; D], depth: f64::INFINITY };
-    let mut axis = |n: &[f64; D]| -> bool {
+    let axis = |n: &[f64; D]| -> bool {
         let len = dot(n, n).sqrt();
         if len == 0.0 {
             return true;
@@ -93,64 +89,13 @@ fn deepest<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Penetration<D>>
         }
         true
     };
-    for f in [a, b] {
-        let inv = f.inv();
-        for n in inv {
-            if !axis(n) {
-                return None;
-            }
-        }
-        if f.kind() == FrameKind::Tetrahedron {
-            let sum: [f64; D] = std::array::from_fn(|k| inv.iter().map(|row| row[k]).sum());
-            if !axis(&sum) {
-                return None;
-            }
-        }
-    }
-    if D == 3 {
-        for ea in edges(a.kind(), &ca) {
-            for eb in edges(b.kind(), &cb) {
-                let n = cross(&ea, &eb);
-                if dot(&n, &n) > DEGENERATE * dot(&ea, &ea) * dot(&eb, &eb) && !axis(&std::array::from_fn(|k| n[k])) {
-                    return None;
-                }
-            }
-        }
-    }
-    Some(best)
-}
-
-/// `[min, max]` of `n · (p − o_A)` over a frame of `kind` with components
-/// `c` whose origin projects to `base`.
-#[inline(always)]
-fn range<const D: usize>(kind: FrameKind, c: &[[f64; D]; D], n: &[f64; D], base: f64) -> [f64; 2] {
-    let w = c.map(|ci| dot(n, &ci));
-    match kind {
-        FrameKind::Cuboid => {
-            let lo: f64 = w.iter().map(|x| x.min(0.0)).sum();
-            let hi: f64 = w.iter().map(|x| x.max(0.0)).sum();
-            [base + lo, base + hi]
-        }
-        FrameKind::Tetrahedron => {
-            let lo = w.iter().fold(0.0_f64, |m, &x| m.min(x));
-            let hi = w.iter().fold(0.0_f64, |m, &x| m.max(x));
-            [base + lo, base + hi]
-        }
-    }
-}
-
-/// A 3D frame's edge directions: its components, and for a simplex their
-/// differences (only called with `D == 3`).
-fn edges<const D: usize>(kind: FrameKind, c: &[[f64; D]; D]) -> impl Iterator<Item = [f64; 3]> {
-    let c: [[f64; 3]; 3] = std::array::from_fn(|i| std::array::from_fn(|k| if i < D && k < D { c[i][k] } else { 0.0 }));
-    let all = [c[0], c[1], c[2], sub(&c[1], &c[0]), sub(&c[2], &c[0]), sub(&c[2], &c[1])];
-    let count = if kind == FrameKind::Tetrahedron { 6 } else { 3 };
-    all.into_iter().take(count)
+    each_axis(a, b, axis).then_some(best)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frame::FrameKind;
     use crate::{Frame2, Frame3, overlaps};
 
     use rand::{Rng, SeedableRng};

@@ -72,7 +72,7 @@ impl<const D: usize> World<D> {
 
     /// A frame as the last step tested it: fixed frames as they are, moving
     /// ones back at their start, translating by their step's displacement.
-    fn step_frame(&self, id: FrameId) -> Option<Frame<D>> {
+    pub(super) fn step_frame(&self, id: FrameId) -> Option<Frame<D>> {
         let stored = self.stored(id.body).ok()?;
         let at = *stored.at.get(id.index as usize)? as usize;
         match stored.body.motion {

@@ -7,6 +7,7 @@
 
 mod apart;
 mod body;
+mod contact_geometry;
 mod later_boxes;
 mod pose;
 mod proximity;

@@ -616,6 +616,9 @@ pub trait Oracle<const D: usize> {
     /// outward normal towards `b` and the signed distance (negative:
     /// penetration depth), or `None` when they are apart.
     fn contact(a: &[[f64; D]], b: &[[f64; D]]) -> Option<([f64; D], f64)>;
+    /// `cast_shapes` of `b` translating by `w` against `a`: the time of
+    /// impact in `[0, 1]` and `a`'s normal there.
+    fn cast_normal(a: &[[f64; D]], b: &[[f64; D]], w: [f64; D]) -> Option<(f64, [f64; D])>;
 }
 
 /// The 2D parry oracle (`parry2d-f64`).
@@ -669,6 +672,24 @@ macro_rules! parry_oracle {
                     0.0,
                 )
                 .map(|c| (c.normal1.to_array(), c.dist))
+            }
+            fn cast_normal(a: &[[f64; $d]], b: &[[f64; $d]], w: [f64; $d]) -> Option<(f64, [f64; $d])> {
+                use $parry::math::{Pose, Vector};
+                use $parry::query::details::{ShapeCastOptions, cast_shapes_support_map_support_map};
+                let options = ShapeCastOptions {
+                    max_time_of_impact: 1.0,
+                    target_distance: 0.0,
+                    stop_at_penetration: true,
+                    compute_impact_geometry_on_penetration: false,
+                };
+                cast_shapes_support_map_support_map(
+                    &Pose::IDENTITY,
+                    Vector::from_array(w),
+                    &$hull::Hull::new(a),
+                    &$hull::Hull::new(b),
+                    options,
+                )
+                .map(|hit| (hit.time_of_impact, hit.normal1.to_array()))
             }
         }
 
