@@ -5,7 +5,7 @@
 //!
 //! Also `World::query_aabb` after a step (the moving frames through the
 //! step's cell list) and after an edit (every moving frame tested), side by
-//! side.
+//! side; `World::cast_ray` and `World::query_point` after a step.
 //!
 //! `cargo bench --bench world` (filter e.g. `-- uniform`); single thread
 //! unless `FMBGRID_THREADS` says otherwise. The parry comparison is in the
@@ -92,6 +92,45 @@ fn world_query(c: &mut Criterion) {
     g.finish();
 }
 
+/// `World::cast_ray` on the uniform 100k scene after a step: 256 rays from
+/// frames' centres in random directions, each 100 cells long (they stop
+/// at their first hit, usually sooner), and `World::query_point` at the
+/// same centres.
+fn world_rays(c: &mut Criterion) {
+    use rand::{Rng, SeedableRng};
+    let mut g = c.benchmark_group("world/rays");
+    g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    let mut sim = scenes::uniform(100_000, 1).world(WorldConfig::default()).expect("valid scene");
+    sim.step();
+    let world = &sim.world;
+    let centres: Vec<[f64; 3]> =
+        query_boxes(world).iter().map(|b| std::array::from_fn(|k| 0.5 * (b.min[k] + b.max[k]))).collect();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let rays: Vec<([f64; 3], [f64; 3])> = centres
+        .iter()
+        .map(|&o| {
+            let d: [f64; 3] = std::array::from_fn(|_| rng.random_range(-1.0..1.0));
+            let n = d.iter().map(|x| x * x).sum::<f64>().sqrt();
+            (o, d.map(|x| x / n))
+        })
+        .collect();
+    let length = 100.0 * world.cell_size();
+    g.throughput(Throughput::Elements(rays.len() as u64));
+    g.bench_function("uniform/100000/cast_ray first hit", |b| {
+        b.iter(|| rays.iter().filter(|(o, d)| world.cast_ray(*o, *d, length).expect("valid ray").is_some()).count())
+    });
+    // The same rays started outside the scene's frames, through empty space:
+    // each walks its whole 100 cells.
+    let far: Vec<([f64; 3], [f64; 3])> = rays.iter().map(|&(o, d)| (o.map(|x| x + 1e4), d)).collect();
+    g.bench_function("uniform/100000/cast_ray 100 empty cells", |b| {
+        b.iter(|| far.iter().filter(|(o, d)| world.cast_ray(*o, *d, length).expect("valid ray").is_some()).count())
+    });
+    g.bench_function("uniform/100000/query_point", |b| {
+        b.iter(|| centres.iter().map(|p| world.query_point(*p).expect("valid point").len()).sum::<usize>())
+    });
+    g.finish();
+}
+
 fn run(c: &mut Criterion) {
     let threads = std::env::var("FMBGRID_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
     // Criterion is not `Send`: size the global pool instead of installing one.
@@ -103,6 +142,7 @@ fn run(c: &mut Criterion) {
     let _ = threads;
     world_step(c);
     world_query(c);
+    world_rays(c);
 }
 
 criterion_group!(benches, run);

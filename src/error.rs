@@ -157,6 +157,9 @@ pub enum WorldError {
         /// The value given.
         delta: f64,
     },
+    /// A ray whose direction is zero: it goes nowhere.
+    #[error("the ray direction is zero: it needs a direction (any non-zero length)")]
+    ZeroRay,
     /// A rotation axis of length zero: it gives no direction.
     #[error("the rotation axis is zero: it needs a direction (any non-zero length)")]
     ZeroAxis,

@@ -18,7 +18,7 @@
 //! * [`Contact`] and [`ContactEvent`]: what a step reports;
 //! * [`query`]: more about two frames than whether they meet: their
 //!   distance and closest points, the penetration depth and normal, the
-//!   first contact of moving frames;
+//!   first contact of moving frames, rays;
 //! * [`world`]: bodies of frames and [`World::step`], which runs all of the
 //!   above each frame of a simulation loop;
 //! * [`sat`]: a separating-axis test for the same frames, used for

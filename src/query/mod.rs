@@ -2,7 +2,8 @@
 //! apart they are, with a closest point on each ([`distance`]), and how
 //! deep they interpenetrate and along which direction to push them apart
 //! ([`penetration`]), and when, where and along which normal two moving
-//! frames first touch ([`first_contact`]).
+//! frames first touch ([`first_contact`]); and where a ray meets a frame
+//! ([`ray_cast`]).
 //!
 //! Like the narrow phase, each query answers both argument orders with
 //! the very same arithmetic (mirrored), and touching is not overlapping.
@@ -11,7 +12,9 @@ mod axes;
 mod distance;
 mod first_contact;
 mod penetration;
+mod ray;
 
 pub use distance::{Distance, distance};
 pub use first_contact::{FirstContact, first_contact};
 pub use penetration::{Penetration, penetration};
+pub use ray::{RayHit, ray_cast};

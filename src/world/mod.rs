@@ -11,6 +11,7 @@ mod contact_geometry;
 mod later_boxes;
 mod pose;
 mod proximity;
+mod ray_cast;
 mod runaway;
 mod step;
 mod store;
