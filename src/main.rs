@@ -3,7 +3,7 @@
 //! ```text
 //! fmbgrid                       # runs assets/scenes/default.toml
 //! fmbgrid run SCENE.toml [--steps N] [--threads T] [--json FILE] [--detail exact|interval|candidates]
-//!                        [--export DIR] [--export-steps a,b,c] [--quiet]
+//!                        [--export DIR] [--export-steps a,b,c] [--tolerance DELTA] [--quiet]
 //! ```
 
 use std::io::IsTerminal;
@@ -57,6 +57,11 @@ struct RunArgs {
     /// with the swept boxes' overlap, or the broad phase's candidates.
     #[arg(long, value_enum, default_value_t = Detail::Exact)]
     detail: Detail,
+    /// Before each step, report the pairs of frames closer than this
+    /// distance (overrides the scene's `tolerance`); pictures draw their
+    /// closest points.
+    #[arg(long, value_name = "DELTA", allow_negative_numbers = true)]
+    tolerance: Option<f64>,
 }
 
 /// `--detail`: the world's `ContactDetail`.
@@ -130,6 +135,11 @@ fn main() -> ExitCode {
 const MAX_THREADS: usize = 1024;
 
 fn execute(args: &RunArgs) -> Result<(), String> {
+    if let Some(d) = args.tolerance
+        && !(d.is_finite() && d >= 0.0)
+    {
+        return Err(format!("--tolerance must be a finite number >= 0, got {d}"));
+    }
     match args.threads {
         Some(0) => Err("--threads must be at least 1".into()),
         Some(t) if t > MAX_THREADS => {
@@ -208,7 +218,12 @@ fn execute_here(args: &RunArgs) -> Result<(), String> {
         bar
     });
     let mut hooks = Hooks { bar, exporter: args.export.as_ref().map(Exporter::new) };
-    let options = RunOptions { steps: Some(steps), snapshot_steps: export_steps, detail: args.detail.into() };
+    let options = RunOptions {
+        steps: Some(steps),
+        snapshot_steps: export_steps,
+        detail: args.detail.into(),
+        tolerance: args.tolerance,
+    };
     let summary = run(&scene, &options, &mut hooks);
     if let Some(bar) = &hooks.bar {
         bar.finish_and_clear();
@@ -236,7 +251,13 @@ fn execute_here(args: &RunArgs) -> Result<(), String> {
 }
 
 fn print_table(s: &Summary) {
-    let rows: [(&str, String); 14] = [
+    let within = match s.tolerance {
+        Some(d) => {
+            format!("δ = {d}: mean {:.2}, max {} ({:.1} ms in all)", s.within_mean, s.within_max, s.within_ms_total)
+        }
+        None => "no tolerance asked".into(),
+    };
+    let rows: [(&str, String); 15] = [
         ("scene", format!("{} ({}D)", s.scene, s.dimension)),
         ("bodies", s.bodies.to_string()),
         ("frames", s.frames.to_string()),
@@ -251,6 +272,7 @@ fn print_table(s: &Summary) {
         ("broad phase memory", format!("{:.2} MiB", s.broad_phase_bytes as f64 / (1024.0 * 1024.0))),
         ("threads", s.threads.to_string()),
         ("contact detail", s.detail.clone()),
+        ("pairs within tolerance", within),
     ];
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     for (k, v) in rows {

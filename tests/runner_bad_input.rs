@@ -174,6 +174,17 @@ fn absurd_thread_counts_are_refused() {
 }
 
 #[test]
+fn bad_tolerances_are_refused() {
+    let dir = folder("tolerance");
+    let scene = write(&dir, "small.toml", BOX2);
+    refused(&["run", scene.to_str().unwrap(), "--tolerance", "-1"], "--tolerance must be a finite number >= 0, got -1");
+    refused(
+        &["run", scene.to_str().unwrap(), "--tolerance", "NaN"],
+        "--tolerance must be a finite number >= 0, got NaN",
+    );
+}
+
+#[test]
 fn unwritable_outputs_fail_before_the_run() {
     let dir = folder("outputs");
     // 10^5 steps: the run would take a while if it started.

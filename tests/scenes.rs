@@ -318,3 +318,44 @@ fn export_3d_writes_ply_and_png() {
     reader.next_frame(&mut buf).unwrap();
     assert!(buf.chunks(3).any(|p| p != [255, 255, 255]));
 }
+
+/// A scene's `tolerance` and the runner's override: the summary counts the
+/// pairs `World::pairs_within` finds before each step (checked against the
+/// world stepped by hand), the pictures draw their witness segments, and a
+/// bad tolerance is refused with its key named.
+#[test]
+fn tolerance_pairs_are_counted_and_drawn() {
+    let text = "name = \"near\"\ndimension = 2\ndt = 0.1\nsteps = 6\ntolerance = 0.5\n\
+         [[body]]\nshape = \"aabb\"\nmin = [0.0, 0.0]\nmax = [10.0, 1.0]\nmotion = \"fixed\"\n\
+         [[body]]\nshape = \"aabb\"\nmin = [2.0, 1.25]\nmax = [3.0, 2.0]\nvelocity = [0.0, 1.0]\n";
+    let scene = Scene::parse(text, ".").unwrap();
+    assert_eq!(scene.tolerance(), Some(0.5));
+    // Rising from 0.25 above the floor by 0.1 a step: 0.25, 0.35, 0.45
+    // are within 0.5, then 0.55, 0.65, 0.75 are not.
+    let dir = out_dir("tolerance");
+    let mut exporter = Exporter::new(&dir);
+    let summary = run(&scene, &RunOptions { snapshot_steps: vec![1], ..RunOptions::default() }, &mut exporter).unwrap();
+    assert_eq!((summary.tolerance, summary.within_max, summary.within_mean), (Some(0.5), 1, 0.5));
+    let svg = std::fs::read_to_string(dir.join("near_step00001.svg")).unwrap();
+    assert_eq!(svg.matches("<line ").count(), 1);
+    let tight = run(&scene, &RunOptions { tolerance: Some(0.1), ..RunOptions::default() }, &mut ()).unwrap();
+    assert_eq!((tight.tolerance, tight.within_max), (Some(0.1), 0));
+    // A shipped scene: the summary against the world stepped by hand.
+    let boxes = shipped("boxes_2d.toml");
+    let delta = 0.2;
+    let summary =
+        run(&boxes, &RunOptions { steps: Some(10), tolerance: Some(delta), ..RunOptions::default() }, &mut ()).unwrap();
+    let mut world = boxes.build_2d().unwrap();
+    let (mut total, mut max) = (0, 0);
+    for _ in 0..10 {
+        let n = world.pairs_within(delta).unwrap().len();
+        (total, max) = (total + n, max.max(n));
+        world.step(boxes.dt()).unwrap();
+    }
+    assert!(max > 0);
+    assert_eq!((summary.within_max, summary.within_mean), (max, total as f64 / 10.0));
+    for bad in ["-1.0", "nan", "inf"] {
+        let e = parse_err(&format!("dimension = 2\ndt = 0.1\ntolerance = {bad}\n"));
+        assert!(e.contains("tolerance"), "{e}");
+    }
+}

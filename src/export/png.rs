@@ -11,6 +11,8 @@ const BACKGROUND: [u8; 3] = [255, 255, 255];
 const IDLE: [u8; 3] = [150, 150, 150];
 const HIT: [u8; 3] = [214, 40, 20];
 const BOX: [u8; 3] = [31, 79, 209];
+/// Witness segments of pairs closer than the tolerance.
+const NEAR: [u8; 3] = [20, 150, 60];
 const MARGIN: f64 = 8.0;
 
 /// An RGB image to draw lines into.
@@ -126,7 +128,8 @@ fn draw(segments: &[([f64; 2], [f64; 2], [u8; 3])], width: u32, height: u32) -> 
     canvas.encode()
 }
 
-/// Colour order: idle frames first, then colliding ones, then boxes on top.
+/// Colour order: idle frames first, then colliding ones, then boxes and
+/// witness segments on top.
 fn sort_by_layer(segments: &mut [([f64; 2], [f64; 2], [u8; 3])]) {
     let layer = |c: &[u8; 3]| match *c {
         IDLE => 0,
@@ -154,8 +157,10 @@ fn project(p: [f64; 3]) -> [f64; 2] {
     [x, cp * p[1] - sp * z]
 }
 
-/// A 3D snapshot as a PNG: every frame's edges (colliding ones red) and the
-/// intersection boxes' edges (blue), orthographic projection with y up.
+/// A 3D snapshot as a PNG: every frame's edges (colliding ones red), the
+/// intersection boxes' edges (blue) and, with a tolerance, the witness
+/// segments of the pairs closer than it (green), orthographic projection
+/// with y up.
 ///
 /// # Errors
 /// Encoding errors.
@@ -183,6 +188,9 @@ fn snapshot_png<const D: usize>(
         for (a, b) in box_edges::<D>() {
             segments.push((v[a], v[b], BOX));
         }
+    }
+    for p in &s.near {
+        segments.push((project(p.on_a), project(p.on_b), NEAR));
     }
     sort_by_layer(&mut segments);
     draw(&segments, width, height)

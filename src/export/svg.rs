@@ -11,7 +11,9 @@ const WIDTH: f64 = 1000.0;
 const MARGIN: f64 = 10.0;
 
 /// The snapshot as an SVG document: every frame outlined, the colliding
-/// ones filled, the intersection boxes as dashed rectangles; y points up.
+/// ones filled, the intersection boxes as dashed rectangles, and the
+/// witness segments of pairs closer than the tolerance in green; y points
+/// up.
 pub fn svg(s: &Snapshot<2>) -> String {
     let mut bounds = Aabb::EMPTY;
     for f in &s.frames {
@@ -57,6 +59,15 @@ pub fn svg(s: &Snapshot<2>) -> String {
         let (x0, y1) = map(c.aabb.min);
         let (x1, y0) = map(c.aabb.max);
         let _ = writeln!(out, r#"<rect x="{x0:.2}" y="{y0:.2}" width="{:.2}" height="{:.2}"/>"#, x1 - x0, y1 - y0);
+    }
+    let _ = writeln!(out, "</g>");
+    // Pairs closer than the tolerance: their closest points, joined.
+    let _ = writeln!(out, r##"<g stroke="#14963c" stroke-width="1.5" fill="#14963c">"##);
+    for p in &s.near {
+        let ((x0, y0), (x1, y1)) = (map(p.on_a), map(p.on_b));
+        let _ = writeln!(out, r#"<line x1="{x0:.2}" y1="{y0:.2}" x2="{x1:.2}" y2="{y1:.2}"/>"#);
+        let _ =
+            writeln!(out, r#"<circle cx="{x0:.2}" cy="{y0:.2}" r="1.5"/><circle cx="{x1:.2}" cy="{y1:.2}" r="1.5"/>"#);
     }
     let _ = writeln!(out, "</g>\n</svg>");
     out

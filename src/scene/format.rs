@@ -31,6 +31,9 @@ pub struct SceneFile {
     /// Reverse every moving body's velocity every this many steps (keeps a
     /// long run's density, as the benchmarks do).
     pub reverse_every: Option<usize>,
+    /// A safety distance δ: the runner reports (and draws) every pair of
+    /// frames closer than δ at the start of each step.
+    pub tolerance: Option<f64>,
     /// The `[[body]]` entries.
     #[serde(default, rename = "body")]
     pub bodies: Vec<BodySpec>,

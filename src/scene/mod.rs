@@ -13,6 +13,7 @@
 //! steps = 100               # default number of steps (100)
 //! cell_size = 2.0           # optional: the grid's base cell size
 //! reverse_every = 60        # optional: moving bodies reverse their velocity every 60 steps
+//! tolerance = 0.05          # optional: report the pairs of frames closer than this each step
 //!
 //! [[body]]                  # fixed ground: an axis-aligned box
 //! shape = "aabb"
@@ -286,6 +287,11 @@ impl Scene {
         self.spec.steps
     }
 
+    /// The safety distance whose violations the runner reports, if any.
+    pub fn tolerance(&self) -> Option<f64> {
+        self.spec.tolerance
+    }
+
     /// The parsed file.
     pub fn spec(&self) -> &SceneFile {
         &self.spec
@@ -341,6 +347,11 @@ impl Scene {
             && !(w.is_finite() && w > 0.0)
         {
             return Err(self.invalid("cell_size", format!("cell_size must be positive and finite, got {}", Num(w))));
+        }
+        if let Some(d) = s.tolerance
+            && !(d.is_finite() && d >= 0.0)
+        {
+            return Err(self.invalid("tolerance", format!("tolerance must be finite and non-negative, got {}", Num(d))));
         }
         if s.reverse_every == Some(0) {
             return Err(self.invalid("reverse_every", "reverse_every must be at least 1".into()));

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::stats::StepStats;
 use super::{BuildReport, Scene, SceneError};
-use crate::{Contact, ContactDetail, Frame, FrameId, Motion, World};
+use crate::{Contact, ContactDetail, Frame, FrameId, Motion, Proximity, World};
 
 /// How to run a scene.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -18,6 +18,10 @@ pub struct RunOptions {
     pub snapshot_steps: Vec<usize>,
     /// What each contact carries (exact boxes by default).
     pub detail: ContactDetail,
+    /// A safety distance δ (overrides the scene's `tolerance`): before each
+    /// step, every pair of frames closer than δ is counted
+    /// ([`World::pairs_within`]) and handed to snapshots.
+    pub tolerance: Option<f64>,
 }
 
 /// The frames of a world at the start of a step and that step's contacts:
@@ -34,6 +38,9 @@ pub struct Snapshot<const D: usize> {
     pub colliding: Vec<bool>,
     /// The step's contacts (their boxes are swept over the step).
     pub contacts: Vec<Contact<D>>,
+    /// With a tolerance: the pairs of frames closer than it at the start
+    /// of the step, with their closest points (the witness segments).
+    pub near: Vec<Proximity<D>>,
 }
 
 /// Hooks called by [`run`]: progress and snapshots. Every method does
@@ -111,6 +118,15 @@ pub struct Summary {
     pub threads: usize,
     /// What each contact carried: `ExactBox`, `Interval` or `Candidates`.
     pub detail: String,
+    /// The safety distance checked before each step, if any.
+    pub tolerance: Option<f64>,
+    /// Pairs of frames closer than the tolerance per step, mean.
+    pub within_mean: f64,
+    /// Pairs of frames closer than the tolerance per step, maximum.
+    pub within_max: usize,
+    /// Time spent in the tolerance queries, milliseconds (not in the steps'
+    /// times).
+    pub within_ms_total: f64,
 }
 
 /// Builds and runs a scene for `options.steps` steps (default: the
@@ -155,6 +171,8 @@ fn run_world<const D: usize>(
     // Streamed: nothing is kept per step, however many are asked for.
     let mut stats = StepStats::new();
     let mut parked = 0;
+    let tolerance = options.tolerance.or(scene.tolerance());
+    let (mut within_total, mut within_max, mut within_ms) = (0usize, 0usize, 0.0);
     for step in 1..=steps {
         if let Some(every) = scene.spec.reverse_every
             && step > 1
@@ -169,6 +187,20 @@ fn run_world<const D: usize>(
         }
         let snap = options.snapshot_steps.contains(&step);
         let frames = if snap { placed_frames(&world) } else { Vec::new() };
+        let mut near = Vec::new();
+        if let Some(delta) = tolerance {
+            let started = Instant::now();
+            let found = world.pairs_within(delta).map_err(|source| SceneError::Step {
+                file: scene.file.clone(),
+                step,
+                source,
+            })?;
+            within_ms += started.elapsed().as_secs_f64() * 1e3;
+            (within_total, within_max) = (within_total + found.len(), within_max.max(found.len()));
+            if snap {
+                near = found.to_vec();
+            }
+        }
         let started = Instant::now();
         let contacts =
             world.step(scene.dt()).map_err(|source| SceneError::Step { file: scene.file.clone(), step, source })?;
@@ -191,6 +223,7 @@ fn run_world<const D: usize>(
                 frames: frames.into_iter().map(|(_, f)| f).collect(),
                 colliding,
                 contacts: contacts.to_vec(),
+                near,
             };
             hand(observer, &snapshot).map_err(|message| SceneError::Output {
                 file: scene.file.clone(),
@@ -223,6 +256,10 @@ fn run_world<const D: usize>(
         broad_phase_bytes: world.broad_phase_memory(),
         threads: threads(),
         detail: format!("{:?}", world.config().detail),
+        tolerance,
+        within_mean: within_total as f64 / steps.max(1) as f64,
+        within_max,
+        within_ms_total: within_ms,
     })
 }
 
