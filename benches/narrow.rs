@@ -98,129 +98,85 @@ fn planar(c: &mut Criterion) {
     }
 }
 
+/// One group: fmbgrid's query `ours` against parry's `theirs` on the same
+/// pairs, both orders; each returns a number so that neither is optimised
+/// away (a count, or a distance).
+fn versus<const D: usize, P>(
+    c: &mut Criterion,
+    name: &str,
+    ps: &[(Frame<D>, Frame<D>)],
+    peer: impl Fn(&Frame<D>) -> P,
+    ours: impl Fn(&Frame<D>, &Frame<D>) -> f64,
+    theirs: impl Fn(&P, &P) -> f64,
+) {
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Elements(2 * N as u64));
+    g.bench_function("fmbgrid", |b| {
+        b.iter(|| ps.iter().map(|(x, y)| ours(black_box(x), black_box(y)) + ours(y, x)).sum::<f64>())
+    });
+    let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer(a), peer(b))).collect();
+    g.bench_function("parry", |b| {
+        b.iter(|| shapes.iter().map(|(x, y)| theirs(black_box(x), black_box(y)) + theirs(y, x)).sum::<f64>())
+    });
+    g.finish();
+}
+
+/// 1 for `true`: a yes/no query as a count.
+fn one(yes: bool) -> f64 {
+    f64::from(u8::from(yes))
+}
+
 /// Penetration depth and normal (`query::penetration`) against parry's
-/// `contact` on the same static pairs, both orders.
-fn penetration(c: &mut Criterion) {
+/// `contact`; distance with closest points (`query::distance`) against
+/// parry's `distance` (distance only); the first contact of moving pairs
+/// (`query::first_contact`: instant, normal, point) against parry's
+/// `cast_shapes` (time of impact, normals, witnesses). Same pairs, both
+/// orders.
+fn queries(c: &mut Criterion) {
     use FrameKind::{Cuboid, Tetrahedron};
-    let deep = |(a, b): &(Frame<3>, Frame<3>)| query::penetration(a, b).is_some();
-    let sets3 = [
+    let finite = |d: f64| if d.is_finite() { d } else { 0.0 };
+    let penetrating3 = |x: &Frame<3>, y: &Frame<3>| one(query::penetration(x, y).is_some());
+    let penetrating2 = |x: &Frame<2>, y: &Frame<2>| one(query::penetration(x, y).is_some());
+    for (name, ps) in [
         ("penetration_3d_obb", obb_pairs::<3>(7, N)),
         ("penetration_3d_near_cc", pairs::<3>(1, N, Cuboid, Cuboid, false, Set::Near)),
         ("penetration_3d_near_tt", pairs::<3>(2, N, Tetrahedron, Tetrahedron, false, Set::Near)),
-    ];
-    for (name, ps) in &sets3 {
-        let mut g = c.benchmark_group(*name);
-        g.throughput(Throughput::Elements(2 * N as u64));
-        g.bench_function("fmbgrid", |b| b.iter(|| both(ps, |x, y| query::penetration(x, y).is_some())));
-        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer3::peer(a), peer3::peer(b))).collect();
-        g.bench_function("parry", |b| {
-            b.iter(|| {
-                shapes.iter().filter(|(x, y)| peer3::contact(black_box(x), black_box(y)) | peer3::contact(y, x)).count()
-            })
-        });
-        g.finish();
-        // Both engines see the same overlapping pairs.
-        let theirs = shapes.iter().filter(|(x, y)| peer3::contact(x, y)).count();
-        println!("{name}: {} of {N} pairs interpenetrate (parry: {theirs})", ps.iter().filter(|p| deep(p)).count());
+    ] {
+        versus(c, name, &ps, peer3::peer, penetrating3, |x, y| one(peer3::contact(x, y)));
     }
-    let sets2 = [
+    for (name, ps) in [
         ("penetration_2d_near_cc", pairs::<2>(5, N, Cuboid, Cuboid, false, Set::Near)),
         ("penetration_2d_near_tt", pairs::<2>(6, N, Tetrahedron, Tetrahedron, false, Set::Near)),
-    ];
-    for (name, ps) in &sets2 {
-        let mut g = c.benchmark_group(*name);
-        g.throughput(Throughput::Elements(2 * N as u64));
-        g.bench_function("fmbgrid", |b| b.iter(|| both(ps, |x, y| query::penetration(x, y).is_some())));
-        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer2::peer(a), peer2::peer(b))).collect();
-        g.bench_function("parry", |b| {
-            b.iter(|| {
-                shapes.iter().filter(|(x, y)| peer2::contact(black_box(x), black_box(y)) | peer2::contact(y, x)).count()
-            })
-        });
-        g.finish();
+    ] {
+        versus(c, name, &ps, peer2::peer, penetrating2, |x, y| one(peer2::contact(x, y)));
     }
-}
-
-/// Distance with closest points (`query::distance`) against parry's
-/// `distance` on the same static pairs (apart and overlapping), both orders.
-fn distance(c: &mut Criterion) {
-    use FrameKind::{Cuboid, Tetrahedron};
-    let sum = |d: f64| if d.is_finite() { d } else { 0.0 };
-    let sets3 = [
+    for (name, ps) in [
         ("distance_3d_obb", obb_pairs::<3>(7, N)),
         ("distance_3d_all_cc", pairs::<3>(11, N, Cuboid, Cuboid, false, Set::All)),
         ("distance_3d_all_tt", pairs::<3>(12, N, Tetrahedron, Tetrahedron, false, Set::All)),
-    ];
-    for (name, ps) in &sets3 {
-        let mut g = c.benchmark_group(*name);
-        g.throughput(Throughput::Elements(2 * N as u64));
-        g.bench_function("fmbgrid", |b| {
-            b.iter(|| {
-                ps.iter()
-                    .map(|(x, y)| query::distance(black_box(x), black_box(y)).distance + query::distance(y, x).distance)
-                    .sum::<f64>()
-            })
-        });
-        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer3::peer(a), peer3::peer(b))).collect();
-        g.bench_function("parry", |b| {
-            b.iter(|| {
-                shapes
-                    .iter()
-                    .map(|(x, y)| sum(peer3::distance(black_box(x), black_box(y))) + sum(peer3::distance(y, x)))
-                    .sum::<f64>()
-            })
-        });
-        g.finish();
+    ] {
+        versus(c, name, &ps, peer3::peer, |x, y| query::distance(x, y).distance, |x, y| finite(peer3::distance(x, y)));
     }
-    let sets2 = [
+    for (name, ps) in [
         ("distance_2d_all_cc", pairs::<2>(13, N, Cuboid, Cuboid, false, Set::All)),
         ("distance_2d_all_tt", pairs::<2>(14, N, Tetrahedron, Tetrahedron, false, Set::All)),
-    ];
-    for (name, ps) in &sets2 {
-        let mut g = c.benchmark_group(*name);
-        g.throughput(Throughput::Elements(2 * N as u64));
-        g.bench_function("fmbgrid", |b| {
-            b.iter(|| {
-                ps.iter()
-                    .map(|(x, y)| query::distance(black_box(x), black_box(y)).distance + query::distance(y, x).distance)
-                    .sum::<f64>()
-            })
-        });
-        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer2::peer(a), peer2::peer(b))).collect();
-        g.bench_function("parry", |b| {
-            b.iter(|| {
-                shapes
-                    .iter()
-                    .map(|(x, y)| sum(peer2::distance(black_box(x), black_box(y))) + sum(peer2::distance(y, x)))
-                    .sum::<f64>()
-            })
-        });
-        g.finish();
+    ] {
+        versus(c, name, &ps, peer2::peer, |x, y| query::distance(x, y).distance, |x, y| finite(peer2::distance(x, y)));
     }
-}
-
-/// First contact of moving pairs (`query::first_contact`: instant, normal,
-/// point) against parry's `cast_shapes` (time of impact, normals, witness
-/// points), same pairs, both orders.
-fn first_contact(c: &mut Criterion) {
-    use FrameKind::{Cuboid, Tetrahedron};
-    let sets = [
+    for (name, ps) in [
         ("first_contact_3d_near_cc", pairs::<3>(3, N, Cuboid, Cuboid, true, Set::Near)),
         ("first_contact_3d_near_tt", pairs::<3>(4, N, Tetrahedron, Tetrahedron, true, Set::Near)),
-    ];
-    for (name, ps) in &sets {
-        let mut g = c.benchmark_group(*name);
-        g.throughput(Throughput::Elements(2 * N as u64));
-        g.bench_function("fmbgrid", |b| b.iter(|| both(ps, |x, y| query::first_contact(x, y).is_some())));
-        let shapes: Vec<_> = ps.iter().map(|(a, b)| (peer3::peer(a), peer3::peer(b))).collect();
-        g.bench_function("parry", |b| {
-            b.iter(|| {
-                shapes.iter().filter(|(x, y)| peer3::cast(black_box(x), black_box(y)) | peer3::cast(y, x)).count()
-            })
-        });
-        g.finish();
+    ] {
+        versus(
+            c,
+            name,
+            &ps,
+            peer3::peer,
+            |x, y| one(query::first_contact(x, y).is_some()),
+            |x, y| one(peer3::cast(x, y)),
+        );
     }
 }
 
-criterion_group!(benches, static_3d, moving_3d, planar, penetration, distance, first_contact);
+criterion_group!(benches, static_3d, moving_3d, planar, queries);
 criterion_main!(benches);

@@ -13,6 +13,7 @@
 
 use crate::frame::{Frame, FrameKind};
 use crate::math::dot;
+use crate::query::range;
 
 /// Round-off allowance, relative to the frames' coordinates: far above the
 /// error of a few dot products in `f64`, far below FMB's touching tolerance
@@ -55,19 +56,7 @@ fn gap_along<const D: usize>(a: &Frame<D>, b: &Frame<D>, n: &[f64; D]) -> f64 {
 fn project<const D: usize>(f: &Frame<D>, n: &[f64; D]) -> [f64; 2] {
     let (o, v) = (f.origin(), f.velocity());
     let base: f64 = (0..D).map(|k| n[k] * (o[k] + v[k])).sum();
-    let w = f.components().map(|c| dot(n, &c));
-    match f.kind() {
-        FrameKind::Cuboid => {
-            let lo: f64 = w.iter().map(|x| x.min(0.0)).sum();
-            let hi: f64 = w.iter().map(|x| x.max(0.0)).sum();
-            [base + lo, base + hi]
-        }
-        FrameKind::Tetrahedron => {
-            let lo = w.iter().fold(0.0_f64, |m, &x| m.min(x));
-            let hi = w.iter().fold(0.0_f64, |m, &x| m.max(x));
-            [base + lo, base + hi]
-        }
-    }
+    range(f.kind(), &f.components(), n, base)
 }
 
 /// The largest coordinate magnitude of the frame's (swept) box.

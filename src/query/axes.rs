@@ -46,7 +46,7 @@ pub(super) fn each_axis<const D: usize>(a: &Frame<D>, b: &Frame<D>, mut f: impl 
 /// `[min, max]` of `n · (p − o)` over a frame of `kind` with components `c`
 /// whose origin `o'` projects to `base = n · (o' − o)`.
 #[inline(always)]
-pub(super) fn range<const D: usize>(kind: FrameKind, c: &[[f64; D]; D], n: &[f64; D], base: f64) -> [f64; 2] {
+pub(crate) fn range<const D: usize>(kind: FrameKind, c: &[[f64; D]; D], n: &[f64; D], base: f64) -> [f64; 2] {
     let w = c.map(|ci| dot(n, &ci));
     match kind {
         FrameKind::Cuboid => {

@@ -14,6 +14,7 @@ mod first_contact;
 mod penetration;
 mod ray;
 
+pub(crate) use axes::range;
 pub use distance::{Distance, distance};
 pub use first_contact::{FirstContact, first_contact};
 pub use penetration::{Penetration, penetration};

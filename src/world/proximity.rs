@@ -21,7 +21,6 @@
 use super::step::{FIXED_MANY, LARGE_BODY};
 use super::store::Meta;
 use super::{FrameId, World};
-use crate::aabb::Aabb;
 use crate::error::WorldError;
 use crate::frame::Frame;
 use crate::narrow::gap_at_end;
@@ -129,17 +128,7 @@ impl<const D: usize> World<D> {
             self.active.extend(0..self.moving.len() as u32);
             return;
         }
-        self.body_boxes.clear();
-        self.body_boxes.resize(self.moving_bodies.len(), Aabb::EMPTY);
-        for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
-            let r = m.rank as usize;
-            self.body_boxes[r] = self.body_boxes[r].union(&f.aabb().grown(delta));
-        }
-        let mut bodies = std::mem::take(&mut self.body_grid);
-        let boxes = &self.body_boxes;
-        bodies.build(self.cell, boxes.len(), |r| (boxes[r], r as u32), None);
-        self.link_large_bodies(&bodies);
-        self.body_grid = bodies;
+        self.link_bodies(|f, _| f.aabb().grown(delta));
         let (links, starts) = (&self.body_links, &self.body_link_starts);
         for (i, (f, m)) in self.moving.frames.iter().zip(&self.moving.meta).enumerate() {
             let r = m.rank as usize;

@@ -255,17 +255,9 @@ impl<const D: usize> World<D> {
         if self.largest_body < LARGE_BODY {
             self.active.extend(0..self.moving.len() as u32);
         } else {
-            self.body_boxes.clear();
-            self.body_boxes.resize(self.moving_bodies.len(), Aabb::EMPTY);
-            for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
-                let r = m.rank as usize;
-                self.body_boxes[r] = self.body_boxes[r].union(&swept(&self.body_shift, f, m));
-            }
-            let mut bodies = std::mem::take(&mut self.body_grid);
-            let boxes = &self.body_boxes;
-            bodies.build(self.cell, boxes.len(), |r| (boxes[r], r as u32), None);
-            self.link_large_bodies(&bodies);
-            self.body_grid = bodies;
+            let shifts = std::mem::take(&mut self.body_shift);
+            self.link_bodies(|f, m| swept(&shifts, f, m));
+            self.body_shift = shifts;
             let (links, starts) = (&self.body_links, &self.body_link_starts);
             let (fixed, starts_fixed) = (&self.body_fixed, &self.body_fixed_starts);
             for (i, (f, m)) in self.moving.frames.iter().zip(&self.moving.meta).enumerate() {
@@ -324,12 +316,29 @@ impl<const D: usize> World<D> {
         self.near_fixed.refresh(&self.static_grid, moving.len(), frame);
     }
 
+    /// The moving bodies' boxes (by rank: the union of `frame_box` over
+    /// their frames), their cell list, and each large body's links to the
+    /// bodies and fixed frames its box reaches ([`World::link_large_bodies`]).
+    pub(super) fn link_bodies(&mut self, frame_box: impl Fn(&Frame<D>, &Meta) -> Aabb<D>) {
+        self.body_boxes.clear();
+        self.body_boxes.resize(self.moving_bodies.len(), Aabb::EMPTY);
+        for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
+            let r = m.rank as usize;
+            self.body_boxes[r] = self.body_boxes[r].union(&frame_box(f, m));
+        }
+        let mut bodies = std::mem::take(&mut self.body_grid);
+        let boxes = &self.body_boxes;
+        bodies.build(self.cell, boxes.len(), |r| (boxes[r], r as u32), None);
+        self.link_large_bodies(&bodies);
+        self.body_grid = bodies;
+    }
+
     /// For each large moving body, the other moving bodies whose boxes its
     /// box reaches (`body_links`, by rank) and the fixed frames it reaches
     /// (`body_fixed`, or [`FIXED_MANY`] alone when there are more than
     /// [`FIXED_FEW`]): a frame of the body can only pair with those. Small
     /// bodies' frames all enter the list; they get no links.
-    pub(super) fn link_large_bodies(&mut self, bodies: &crate::grid::CellList<D>) {
+    fn link_large_bodies(&mut self, bodies: &crate::grid::CellList<D>) {
         self.body_links.clear();
         self.body_link_starts.clear();
         self.body_link_starts.push(0);

@@ -646,22 +646,7 @@ macro_rules! parry_oracle {
                 )
             }
             fn toi(a: &[[f64; $d]], b: &[[f64; $d]], w: [f64; $d]) -> Option<f64> {
-                use $parry::math::{Pose, Vector};
-                use $parry::query::details::{ShapeCastOptions, cast_shapes_support_map_support_map};
-                let options = ShapeCastOptions {
-                    max_time_of_impact: 1.0,
-                    target_distance: 0.0,
-                    stop_at_penetration: true,
-                    compute_impact_geometry_on_penetration: false,
-                };
-                cast_shapes_support_map_support_map(
-                    &Pose::IDENTITY,
-                    Vector::from_array(w),
-                    &$hull::Hull::new(a),
-                    &$hull::Hull::new(b),
-                    options,
-                )
-                .map(|hit| hit.time_of_impact)
+                Self::cast_normal(a, b, w).map(|(time, _)| time)
             }
             fn contact(a: &[[f64; $d]], b: &[[f64; $d]]) -> Option<([f64; $d], f64)> {
                 use $parry::math::Pose;
