@@ -244,3 +244,27 @@ fn distance_long_run() {
     run::<3, Parry3>(2_000_000, 43, brute_3d, point_frame_3d);
     run::<2, Parry2>(2_000_000, 44, brute_2d, point_frame_2d);
 }
+
+#[test]
+fn distance_is_invariant_under_translation_and_scale() {
+    let mut r = rng(45);
+    let mut apart = 0;
+    for i in 0..20_000 {
+        let (a, b) = gen_pair::<3>(Set::Obb, false, &mut r);
+        let d = distance(&a, &b);
+        let off = [1e3, -2e3, 5e2];
+        let (ta, tb) = (support::translated(&a, off).unwrap(), support::translated(&b, off).unwrap());
+        let t = distance(&ta, &tb);
+        let scale = pair_scale(&ta, &tb);
+        assert!((t.distance - d.distance).abs() <= 1e-9 * scale, "pair {i}: {t:?} against {d:?}");
+        assert!((norm(sub(t.on_a, t.on_b)) - t.distance).abs() <= 1e-9 * scale, "pair {i}: {t:?}");
+        let (sa, sb) = (support::scaled(&a, 8.0).unwrap(), support::scaled(&b, 8.0).unwrap());
+        let s = distance(&sa, &sb);
+        assert!(
+            (s.distance - 8.0 * d.distance).abs() <= 1e-9 * pair_scale(&sa, &sb),
+            "pair {i}: {s:?} against 8 × {d:?}"
+        );
+        apart += usize::from(d.distance > 0.0);
+    }
+    assert!(apart > 1000, "{apart}");
+}
