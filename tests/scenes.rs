@@ -359,3 +359,33 @@ fn tolerance_pairs_are_counted_and_drawn() {
         assert!(e.contains("tolerance"), "{e}");
     }
 }
+
+/// The 3D picture with a tolerance: each pair closer than it adds its two
+/// closest points and one green edge to the PLY, as many as the world
+/// finds before that step.
+#[test]
+fn tolerance_pairs_in_the_ply() {
+    let scene = shipped("default.toml");
+    let dir = out_dir("tolerance_3d");
+    let mut exporter = Exporter::new(&dir);
+    let delta = 0.3;
+    let options =
+        RunOptions { steps: Some(5), snapshot_steps: vec![5], tolerance: Some(delta), ..RunOptions::default() };
+    run(&scene, &options, &mut exporter).unwrap();
+    let mut world = scene.build_3d().unwrap();
+    for _ in 0..4 {
+        world.step(scene.dt()).unwrap();
+    }
+    let near = world.pairs_within(delta).unwrap().len();
+    assert!(near > 0);
+    let ply = std::fs::read_to_string(dir.join("default_step00005.ply")).unwrap();
+    let header: Vec<&str> = ply.lines().take_while(|l| *l != "end_header").collect();
+    let count = |element: &str| -> usize {
+        let prefix = format!("element {element} ");
+        header.iter().find_map(|l| l.strip_prefix(prefix.as_str())).unwrap().parse().unwrap()
+    };
+    let green = ply.lines().skip(header.len() + 1).filter(|l| l.ends_with(" 20 150 60")).count();
+    // Two green vertices and one green edge per pair, among the edges.
+    assert_eq!(green, 3 * near);
+    assert!(count("edge") >= near);
+}

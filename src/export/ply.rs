@@ -8,15 +8,17 @@ use crate::scene::Snapshot;
 const HIT: [u8; 3] = [228, 87, 46];
 const IDLE: [u8; 3] = [170, 170, 170];
 const BOX: [u8; 3] = [31, 79, 209];
+const NEAR: [u8; 3] = [20, 150, 60];
 
 /// The snapshot as an ASCII PLY: every frame's surface triangles
 /// (`face`), the colliding frames' vertices red and the others grey
 /// (per-vertex colour), then the intersection boxes' corners and their
-/// wireframe as `edge` elements (blue).
+/// wireframe as `edge` elements (blue), and with a tolerance the closest
+/// points of each pair closer than it, joined by a green `edge`.
 pub fn ply(s: &Snapshot<3>) -> String {
     let frame_vertices: usize = s.frames.iter().map(|f| f.vertex_count()).sum();
     let faces: usize = s.frames.iter().map(|f| triangles(f).len()).sum();
-    let box_vertices = 8 * s.contacts.len();
+    let box_vertices = 8 * s.contacts.len() + 2 * s.near.len();
     let mut out = String::with_capacity(40 * (frame_vertices + box_vertices) + 16 * faces);
     let _ = write!(
         out,
@@ -31,7 +33,7 @@ pub fn ply(s: &Snapshot<3>) -> String {
         s.frames.len(),
         s.contacts.len(),
         frame_vertices + box_vertices,
-        12 * s.contacts.len(),
+        12 * s.contacts.len() + s.near.len(),
     );
     let point = |out: &mut String, p: [f64; 3], c: [u8; 3]| {
         let _ = writeln!(out, "{} {} {} {} {} {}", p[0] as f32, p[1] as f32, p[2] as f32, c[0], c[1], c[2]);
@@ -46,6 +48,10 @@ pub fn ply(s: &Snapshot<3>) -> String {
             point(&mut out, p, BOX);
         }
     }
+    for p in &s.near {
+        point(&mut out, p.on_a, NEAR);
+        point(&mut out, p.on_b, NEAR);
+    }
     let mut base = 0;
     for f in &s.frames {
         for [a, b, c] in triangles(f) {
@@ -58,6 +64,10 @@ pub fn ply(s: &Snapshot<3>) -> String {
             let _ = writeln!(out, "{} {} {} {} {}", base + a, base + b, BOX[0], BOX[1], BOX[2]);
         }
         base += 8;
+    }
+    for _ in &s.near {
+        let _ = writeln!(out, "{} {} {} {} {}", base, base + 1, NEAR[0], NEAR[1], NEAR[2]);
+        base += 2;
     }
     out
 }
