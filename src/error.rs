@@ -208,8 +208,9 @@ pub enum WorldError {
     #[error("the world changed since the step: its contacts' frames are gone or moved")]
     ContactsOutdated,
     /// Memory could not be allocated: for the bodies asked for
-    /// ([`World::try_reserve`](crate::World::try_reserve)), or for a step's
-    /// contacts (a scene where nearly everything overlaps).
+    /// ([`World::try_reserve`](crate::World::try_reserve)), for a step's
+    /// contacts (a scene where nearly everything overlaps), or for the pairs
+    /// within a tolerance ([`World::pairs_within`](crate::World::pairs_within)).
     #[error("not enough memory: about {:.1} GB or more could not be allocated", *bytes as f64 / 1e9)]
     OutOfMemory {
         /// About how many bytes were asked for.

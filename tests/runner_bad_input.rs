@@ -119,6 +119,25 @@ fn a_scene_larger_than_memory_is_a_clear_error() {
     }
 }
 
+/// A tolerance that puts every pair of 30,000 boxes within reach asks for
+/// ~43 GB of pairs: a clear error at the step, not an abort.
+#[test]
+fn a_tolerance_beyond_memory_is_a_clear_error() {
+    let dir = folder("tolerance_memory");
+    let scene = write(
+        &dir,
+        "many.toml",
+        &format!(
+            "{BOX2}velocity = [1.0, 0.0]
+scatter = {{ count = 30000, min = [0.0, 0.0], max = [100.0, 100.0] }}
+"
+        ),
+    );
+    let (code, stderr) = finish(&["run", scene.to_str().unwrap(), "--tolerance", "1e9", "--quiet"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("step 1") && stderr.contains("not enough memory: about "), "{stderr}");
+}
+
 /// Huge step counts run in constant memory (nothing is allocated per
 /// step): still running under the cap after a while, its resident memory
 /// not growing between two samples, then stopped.

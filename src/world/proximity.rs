@@ -52,7 +52,9 @@ impl<const D: usize> World<D> {
     /// taken into account.
     ///
     /// # Errors
-    /// [`WorldError::BadTolerance`] for a negative or non-finite `delta`.
+    /// [`WorldError::BadTolerance`] for a negative or non-finite `delta`;
+    /// [`WorldError::OutOfMemory`] when the pairs within `delta` do not fit
+    /// in memory (the world is unchanged).
     ///
     /// ```
     /// use fmbgrid::{Body, Frame2, World2, WorldConfig};
@@ -83,9 +85,10 @@ impl<const D: usize> World<D> {
         let mut out = std::mem::take(&mut self.proximity);
         out.clear();
         let frame = |i: usize| (&moving.frames[i], &moving.meta[i]);
+        let mut fits = true;
         for p in 0..list.len() {
             let f = frame(list.item(p) as usize);
-            list.partners(p, |q| within(delta, f, frame(list.item(q) as usize), &mut out));
+            list.partners(p, |q| fits = fits && within(delta, f, frame(list.item(q) as usize), &mut out));
         }
         if !self.static_grid.is_empty() {
             let fixed = |k: u32| (&self.fixed.frames[k as usize], &self.fixed.meta[k as usize]);
@@ -99,19 +102,27 @@ impl<const D: usize> World<D> {
                 };
                 match near {
                     [FIXED_MANY, ..] => {
-                        self.static_grid.query(&f.aabb().grown(delta), |k| within(delta, (f, m), fixed(k), &mut out));
+                        self.static_grid.query(&f.aabb().grown(delta), |k| {
+                            fits = fits && within(delta, (f, m), fixed(k), &mut out);
+                        });
                     }
                     few => {
                         let b = f.aabb().grown(delta);
                         for &k in few.iter().filter(|&&k| b.intersects(&self.fixed.frames[k as usize].aabb())) {
-                            within(delta, (f, m), fixed(k), &mut out);
+                            fits = fits && within(delta, (f, m), fixed(k), &mut out);
                         }
                     }
                 }
             }
         }
-        out.sort_unstable_by_key(|x| (x.a, x.b));
         self.proximity_grid = list;
+        if !fits {
+            let bytes = out.len().saturating_mul(2 * size_of::<Proximity<D>>());
+            // Given back: the next query starts small again.
+            self.proximity = Vec::new();
+            return Err(WorldError::OutOfMemory { bytes });
+        }
+        out.sort_unstable_by_key(|x| (x.a, x.b));
         self.proximity = out;
         Ok(&self.proximity)
     }
@@ -142,22 +153,30 @@ impl<const D: usize> World<D> {
 }
 
 /// Appends the pair when its frames are at most `delta` apart.
+/// False when the answer no longer fits in memory (a tolerance that puts
+/// nearly every pair of a large world within reach): the buffer grows
+/// fallibly, and the query reports it instead of aborting.
 fn within<const D: usize>(
     delta: f64,
     (f, m): (&Frame<D>, &Meta),
     (g, n): (&Frame<D>, &Meta),
     out: &mut Vec<Proximity<D>>,
-) {
+) -> bool {
     if !m.pairs_with(n) || gap_at_end(f, g) > delta {
-        return;
+        return true;
     }
     let d = distance(f, g);
-    if d.distance <= delta {
-        let (a, b) = (m.id(), n.id());
-        out.push(if a < b {
-            Proximity { a, b, distance: d.distance, on_a: d.on_a, on_b: d.on_b }
-        } else {
-            Proximity { a: b, b: a, distance: d.distance, on_a: d.on_b, on_b: d.on_a }
-        });
+    if d.distance > delta {
+        return true;
     }
+    if out.len() == out.capacity() && out.try_reserve(out.len().max(64)).is_err() {
+        return false;
+    }
+    let (a, b) = (m.id(), n.id());
+    out.push(if a < b {
+        Proximity { a, b, distance: d.distance, on_a: d.on_a, on_b: d.on_b }
+    } else {
+        Proximity { a: b, b: a, distance: d.distance, on_a: d.on_b, on_b: d.on_a }
+    });
+    true
 }
