@@ -163,3 +163,38 @@ fn a_warm_step_allocates_nothing_3d() {
 fn a_warm_step_allocates_nothing_2d() {
     warm_steps_allocate_nothing::<2>(8);
 }
+
+/// Reacting to contacts in the loop (`World::step_into`, then a velocity
+/// change per contact) allocates nothing once the buffers have grown.
+#[test]
+fn reacting_to_contacts_allocates_nothing() {
+    let mut world = scene::<3>(9, ContactDetail::ExactBox);
+    let mut contacts = Vec::new();
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (allocations, seen) = in_worker(|| {
+        let react = |world: &mut World<3>, contacts: &mut Vec<fmbgrid::Contact<3>>| {
+            world.step_into(0.25, contacts).unwrap();
+            for c in contacts.iter() {
+                for id in [c.a, c.b] {
+                    if let Ok(v) = world.body(id.body).map(|b| b.velocity()) {
+                        // Fixed bodies refuse a velocity: that is fine here.
+                        let _ = world.set_velocity(id.body, v.map(|x| -x));
+                    }
+                }
+            }
+            contacts.len()
+        };
+        // Long enough for both contact buffers and the event lists to
+        // reach their largest sizes (bounces make more events than steps).
+        for _ in 0..400 {
+            react(&mut world, &mut contacts);
+        }
+        ALLOCATIONS.store(0, Ordering::Relaxed);
+        COUNTING.store(true, Ordering::Relaxed);
+        let seen: usize = (0..80).map(|_| react(&mut world, &mut contacts)).sum();
+        COUNTING.store(false, Ordering::Relaxed);
+        (ALLOCATIONS.load(Ordering::Relaxed), seen)
+    });
+    assert!(seen > 1_000, "the loop must collide: {seen} contacts");
+    assert_eq!(allocations, 0, "{allocations} allocations in 80 warm steps, of {:?} bytes…", first_sizes());
+}

@@ -124,6 +124,42 @@ impl<const D: usize> World<D> {
         Ok(&self.contacts)
     }
 
+    /// As [`World::step`], but the step's contacts move into `out` (its old
+    /// content dropped, its buffer handed back to the world for the next
+    /// step): nothing borrows the world while you read them, so you can
+    /// change velocities and poses as you go, and once both buffers have
+    /// grown a loop of `step_into` allocates nothing. Afterwards
+    /// [`World::contacts`] is empty (the contacts are in `out`);
+    /// [`World::contact_geometry`] takes them from `out` as long as the
+    /// world is unchanged; events and body pairs are the step's.
+    ///
+    /// # Errors
+    /// As [`World::step`]; `out` is then left as it was.
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// world.insert(Body::fixed(vec![Frame2::from_aabb([0.0, 0.0], [10.0, 1.0])?]))?;
+    /// let ball = world.insert(Body::moving(vec![Frame2::from_aabb([2.0, 2.0], [3.0, 3.0])?]).with_velocity([0.0, -20.0]))?;
+    /// let mut contacts = Vec::new();
+    /// world.step_into(0.1, &mut contacts)?;
+    /// for c in &contacts {
+    ///     // The world is free: bounce what hit the ground.
+    ///     if c.b.body == ball || c.a.body == ball {
+    ///         world.set_velocity(ball, [0.0, 20.0])?;
+    ///     }
+    /// }
+    /// assert_eq!(contacts.len(), 1);
+    /// assert_eq!(world.body(ball)?.velocity(), [0.0, 20.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn step_into(&mut self, dt: f64, out: &mut Vec<Contact<D>>) -> Result<(), WorldError> {
+        self.step(dt)?;
+        std::mem::swap(&mut self.contacts, out);
+        self.contacts.clear();
+        Ok(())
+    }
+
     /// Step 1: every moving body's displacement is finite and keeps its
     /// frames within their reach (`range.rs`). Runaway bodies are handled
     /// by the world's [`Runaway`](super::Runaway) policy before anything
