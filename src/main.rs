@@ -3,18 +3,18 @@
 //! ```text
 //! fmbgrid                       # runs assets/scenes/default.toml
 //! fmbgrid run SCENE.toml [--steps N] [--threads T] [--json FILE] [--detail exact|interval|candidates]
-//!                        [--export DIR] [--export-steps a,b,c] [--tolerance DELTA] [--quiet]
+//!                        [--export DIR] [--export-steps a,b,c] [--tolerance DELTA] [--contacts FILE] [--quiet]
 //! ```
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use fmbgrid::ContactDetail;
 use fmbgrid::export::Exporter;
 use fmbgrid::scene::{Observer, RunOptions, Scene, Snapshot, Summary, run};
+use fmbgrid::{Contact, ContactDetail, FrameId};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Collision detection for frames (FMB + hashed grid): runs scene files.
@@ -62,6 +62,11 @@ struct RunArgs {
     /// closest points.
     #[arg(long, value_name = "DELTA", allow_negative_numbers = true)]
     tolerance: Option<f64>,
+    /// Write every step's contacts to this file as JSON Lines, one contact
+    /// a line: step, the two frames (body index in insertion order, frame
+    /// index in the body), the box (min, max) and the interval.
+    #[arg(long, value_name = "FILE")]
+    contacts: Option<PathBuf>,
 }
 
 /// `--detail`: the world's `ContactDetail`.
@@ -93,10 +98,31 @@ fn default_scene() -> PathBuf {
     if crate_root.exists() { crate_root } else { PathBuf::from("assets/scenes/default.toml") }
 }
 
-/// Progress bar plus exporter.
+/// Progress bar, exporter and contacts file.
 struct Hooks {
     bar: Option<ProgressBar>,
     exporter: Option<Exporter>,
+    contacts: Option<(PathBuf, std::io::BufWriter<std::fs::File>)>,
+}
+
+impl Hooks {
+    /// One JSON line per contact of step `step`.
+    fn write_contacts<const D: usize>(&mut self, step: usize, contacts: &[Contact<D>]) -> Result<(), String> {
+        let Some((path, out)) = &mut self.contacts else { return Ok(()) };
+        let frame = |id: FrameId| serde_json::json!({ "body": id.body.index(), "frame": id.index });
+        for c in contacts {
+            let line = serde_json::json!({
+                "step": step,
+                "a": frame(c.a),
+                "b": frame(c.b),
+                "min": c.aabb.min.to_vec(),
+                "max": c.aabb.max.to_vec(),
+                "time": c.time.to_vec(),
+            });
+            writeln!(out, "{line}").map_err(|e| format!("--contacts {}: {e}", path.display()))?;
+        }
+        Ok(())
+    }
 }
 
 impl Observer for Hooks {
@@ -112,6 +138,14 @@ impl Observer for Hooks {
 
     fn snapshot_3d(&mut self, snapshot: &Snapshot<3>) -> Result<(), String> {
         self.exporter.as_mut().map_or(Ok(()), |e| e.snapshot_3d(snapshot))
+    }
+
+    fn contacts_2d(&mut self, step: usize, contacts: &[Contact<2>]) -> Result<(), String> {
+        self.write_contacts(step, contacts)
+    }
+
+    fn contacts_3d(&mut self, step: usize, contacts: &[Contact<3>]) -> Result<(), String> {
+        self.write_contacts(step, contacts)
     }
 }
 
@@ -217,7 +251,15 @@ fn execute_here(args: &RunArgs) -> Result<(), String> {
         bar.enable_steady_tick(Duration::from_millis(200));
         bar
     });
-    let mut hooks = Hooks { bar, exporter: args.export.as_ref().map(Exporter::new) };
+    let contacts = match &args.contacts {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .map_err(|e| format!("--contacts {}: cannot write the file: {e}", path.display()))?;
+            Some((path.clone(), std::io::BufWriter::new(file)))
+        }
+        None => None,
+    };
+    let mut hooks = Hooks { bar, exporter: args.export.as_ref().map(Exporter::new), contacts };
     let options = RunOptions {
         steps: Some(steps),
         snapshot_steps: export_steps,
@@ -229,6 +271,9 @@ fn execute_here(args: &RunArgs) -> Result<(), String> {
         bar.finish_and_clear();
     }
     let summary = summary.map_err(|e| e.to_string())?;
+    if let Some((path, out)) = &mut hooks.contacts {
+        out.flush().map_err(|e| format!("--contacts {}: {e}", path.display()))?;
+    }
     if summary.parked > 0 {
         eprintln!(
             "warning: {} time(s) a body would have left the supported range and was parked (stopped in place)",

@@ -68,6 +68,26 @@ pub trait Observer {
         let _ = snapshot;
         Ok(())
     }
+
+    /// The contacts of 1-based step `step` of a 2D scene, after it ran
+    /// (outside its timing).
+    ///
+    /// # Errors
+    /// A message that stops the run.
+    fn contacts_2d(&mut self, step: usize, contacts: &[Contact<2>]) -> Result<(), String> {
+        let _ = (step, contacts);
+        Ok(())
+    }
+
+    /// The contacts of 1-based step `step` of a 3D scene, after it ran
+    /// (outside its timing).
+    ///
+    /// # Errors
+    /// A message that stops the run.
+    fn contacts_3d(&mut self, step: usize, contacts: &[Contact<3>]) -> Result<(), String> {
+        let _ = (step, contacts);
+        Ok(())
+    }
 }
 
 impl Observer for () {}
@@ -151,11 +171,19 @@ pub struct Summary {
 pub fn run(scene: &Scene, options: &RunOptions, observer: &mut dyn Observer) -> Result<Summary, SceneError> {
     if scene.dimension() == 2 {
         let (world, report) = scene.build_with(options.detail)?;
-        run_world(scene, world, report, options, observer, |o, s| o.snapshot_2d(s))
+        let hands = Hands::<2> { snapshot: |o, s| o.snapshot_2d(s), contacts: |o, k, c| o.contacts_2d(k, c) };
+        run_world(scene, world, report, options, observer, hands)
     } else {
         let (world, report) = scene.build_with(options.detail)?;
-        run_world(scene, world, report, options, observer, |o, s| o.snapshot_3d(s))
+        let hands = Hands::<3> { snapshot: |o, s| o.snapshot_3d(s), contacts: |o, k, c| o.contacts_3d(k, c) };
+        run_world(scene, world, report, options, observer, hands)
     }
+}
+
+/// The observer's methods for one dimension.
+struct Hands<const D: usize> {
+    snapshot: fn(&mut dyn Observer, &Snapshot<D>) -> Result<(), String>,
+    contacts: fn(&mut dyn Observer, usize, &[Contact<D>]) -> Result<(), String>,
 }
 
 fn run_world<const D: usize>(
@@ -164,8 +192,9 @@ fn run_world<const D: usize>(
     report: BuildReport,
     options: &RunOptions,
     observer: &mut dyn Observer,
-    hand: impl Fn(&mut dyn Observer, &Snapshot<D>) -> Result<(), String>,
+    hands: Hands<D>,
 ) -> Result<Summary, SceneError> {
+    let output = |step: usize, message: String| SceneError::Output { file: scene.file.clone(), step, message };
     let steps = options.steps.unwrap_or(scene.steps());
     let moving: Vec<_> = world.bodies().filter(|(_, b)| b.motion() == Motion::Moving).map(|(h, _)| h).collect();
     // Streamed: nothing is kept per step, however many are asked for.
@@ -206,6 +235,7 @@ fn run_world<const D: usize>(
             world.step(scene.dt()).map_err(|source| SceneError::Step { file: scene.file.clone(), step, source })?;
         stats.add(started.elapsed().as_secs_f64() * 1e3, contacts.len());
         let contacts = world.contacts();
+        (hands.contacts)(observer, step, contacts).map_err(|m| output(step, m))?;
         parked += world.parked().len();
         if snap {
             let index: HashMap<FrameId, usize> = frames.iter().enumerate().map(|(i, (id, _))| (*id, i)).collect();
@@ -225,11 +255,7 @@ fn run_world<const D: usize>(
                 contacts: contacts.to_vec(),
                 near,
             };
-            hand(observer, &snapshot).map_err(|message| SceneError::Output {
-                file: scene.file.clone(),
-                step,
-                message,
-            })?;
+            (hands.snapshot)(observer, &snapshot).map_err(|m| output(step, m))?;
         }
         observer.progress(step, steps);
     }
