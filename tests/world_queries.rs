@@ -130,3 +130,43 @@ fn contact_geometry_of_step_contacts_3d() {
 fn contact_geometry_of_step_contacts_2d() {
     contact_geometry_of_steps::<2>(82);
 }
+
+/// User data follows its body through steps, re-sorts, removals and slot
+/// reuse: every contact's `contact_user_data` is what was attached to its
+/// two bodies, and a removed body's handle is refused.
+#[test]
+fn user_data_follows_bodies() {
+    use std::collections::HashMap;
+    let mut r = world_support::rng(83);
+    let p = world_support::SceneParams::uniform(800, 3);
+    let mut world = World3::new(WorldConfig::default());
+    let mut data = HashMap::new();
+    let mut next = 1000u64;
+    let mut insert = |world: &mut World3, r: &mut world_support::TestRng, data: &mut HashMap<_, _>| {
+        let body = world_support::scene_body::<3>(r, &p).body().with_user_data(next);
+        let h = world.insert(body).expect("a valid body");
+        data.insert(h, next);
+        next += 7;
+    };
+    for _ in 0..600 {
+        insert(&mut world, &mut r, &mut data);
+    }
+    let mut checked = 0;
+    for step in 0..40 {
+        for c in world.step(0.25).expect("a valid step").to_vec() {
+            assert_eq!(world.contact_user_data(&c).expect("live bodies"), (data[&c.a.body], data[&c.b.body]));
+            checked += 1;
+        }
+        if step % 5 == 4 {
+            let gone = *data.keys().next().expect("bodies");
+            world.remove(gone).expect("a live body");
+            data.remove(&gone);
+            assert!(world.user_data(gone).is_err() && world.set_user_data(gone, 1).is_err());
+            insert(&mut world, &mut r, &mut data);
+            let some = *data.keys().next().expect("bodies");
+            world.set_user_data(some, 5).expect("a live body");
+            data.insert(some, 5);
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}

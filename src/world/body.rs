@@ -96,11 +96,12 @@ pub struct Body<const D: usize> {
     pub(crate) velocity: [f64; D],
     pub(crate) groups: u32,
     pub(crate) mask: u32,
+    pub(crate) user_data: u64,
 }
 
 impl<const D: usize> Body<D> {
     fn new(frames: Vec<Frame<D>>, motion: Motion) -> Self {
-        Body { frames, motion, pose: Pose::IDENTITY, velocity: [0.0; D], groups: 1, mask: u32::MAX }
+        Body { frames, motion, pose: Pose::IDENTITY, velocity: [0.0; D], groups: 1, mask: u32::MAX, user_data: 0 }
     }
 
     /// A body that never moves.
@@ -216,5 +217,30 @@ impl<const D: usize> Body<D> {
     /// ```
     pub fn collision_filter(&self) -> (u32, u32) {
         (self.groups, self.mask)
+    }
+
+    /// Attaches a number of yours to the body (default 0): an index into
+    /// your own table, an entity id. The world keeps it and never reads
+    /// it; [`World::user_data`](crate::World::user_data) and
+    /// [`World::contact_user_data`](crate::World::contact_user_data) give
+    /// it back (as rapier's `user_data` and Box2D's `userData` do).
+    ///
+    /// ```
+    /// # use fmbgrid::Body;
+    /// assert_eq!(Body::<2>::fixed(vec![]).with_user_data(42).user_data(), 42);
+    /// ```
+    pub fn with_user_data(mut self, data: u64) -> Self {
+        self.user_data = data;
+        self
+    }
+
+    /// The number attached by [`Body::with_user_data`].
+    ///
+    /// ```
+    /// # use fmbgrid::Body;
+    /// assert_eq!(Body::<2>::fixed(vec![]).user_data(), 0);
+    /// ```
+    pub fn user_data(&self) -> u64 {
+        self.user_data
     }
 }

@@ -484,6 +484,53 @@ impl<const D: usize> World<D> {
         Ok(&self.stored(handle)?.body)
     }
 
+    /// The number attached to a body ([`Body::with_user_data`]).
+    ///
+    /// # Errors
+    /// [`WorldError::StaleHandle`].
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let h = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]).with_user_data(7))?;
+    /// assert_eq!(world.user_data(h)?, 7);
+    /// world.set_user_data(h, 8)?;
+    /// assert_eq!(world.user_data(h)?, 8);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn user_data(&self, handle: BodyHandle) -> Result<u64, WorldError> {
+        Ok(self.stored(handle)?.body.user_data)
+    }
+
+    /// Replaces the number attached to a body; nothing else changes.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleHandle`].
+    pub fn set_user_data(&mut self, handle: BodyHandle, data: u64) -> Result<(), WorldError> {
+        self.stored_mut(handle)?.body.user_data = data;
+        Ok(())
+    }
+
+    /// The numbers attached to the bodies of a contact's two frames, `(a,
+    /// b)`: a contact names frames, whose bodies carry the user data, so
+    /// contacts stay small and the look-up is two array reads.
+    ///
+    /// # Errors
+    /// [`WorldError::StaleHandle`] when a body was removed since the step.
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// world.insert(Body::fixed(vec![Frame2::from_aabb([0.0, 0.0], [9.0, 1.0])?]).with_user_data(100))?;
+    /// world.insert(Body::moving(vec![Frame2::from_aabb([1.0, 0.5], [2.0, 1.5])?]).with_user_data(200))?;
+    /// let c = world.step(0.1)?[0];
+    /// assert_eq!(world.contact_user_data(&c)?, (100, 200));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn contact_user_data(&self, contact: &Contact<D>) -> Result<(u64, u64), WorldError> {
+        Ok((self.user_data(contact.a.body)?, self.user_data(contact.b.body)?))
+    }
+
     /// A frame placed in the world (at rest, at its body's current pose).
     ///
     /// # Errors
