@@ -24,6 +24,18 @@
 //! * [`sat`]: a separating-axis test for the same frames, used for
 //!   validation and as the benchmark peer.
 //!
+//! # Features
+//! All on by default. Without any (`default-features = false`), the
+//! library is the frames, the narrow phase, the queries and the world,
+//! single-threaded, with `hashbrown`, `smallvec`, `arrayvec` and
+//! `thiserror` as its only dependencies.
+//! * `parallel`: the step's passes, the narrow phase and
+//!   [`World::exact_boxes`] on rayon's thread pool;
+//! * `mesh`: the `mesh` module (OBJ, STL, PLY, TetGen and Gmsh loaders) and
+//!   the `scene` module (scene files and `scene::run`);
+//! * `cli`: the `fmbgrid` runner and the `export` module (SVG, PNG and PLY
+//!   pictures); needs `mesh`.
+//!
 //! ```
 //! use fmbgrid::{Frame3, intersect, overlaps};
 //! let unit = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
