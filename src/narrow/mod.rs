@@ -31,6 +31,7 @@ use arrayvec::ArrayVec;
 
 use crate::aabb::Aabb;
 use crate::frame::{Frame, FrameKind};
+pub(crate) use elimination::EPS;
 use elimination::{Bounds, Infeasible, Row};
 use relative::Relative;
 pub(crate) use separation::gap_at_end;

@@ -11,9 +11,9 @@
 //! never through `C⁻¹ C = I`, so the round-off of the inverse costs
 //! nothing but a little width.
 
-use crate::frame::{Frame, FrameKind};
+use crate::frame::Frame;
 use crate::math::dot;
-use crate::query::range;
+use crate::query::{each_face_normal, range};
 
 /// Round-off allowance, relative to the frames' coordinates: far above the
 /// error of a few dot products in `f64`, far below FMB's touching tolerance
@@ -28,17 +28,10 @@ const MARGIN: f64 = 1e-9;
 /// bound keeps their interiors apart.
 pub(crate) fn gap_at_end<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> f64 {
     let mut best = f64::NEG_INFINITY;
-    for f in [a, b] {
-        let inv = f.inv();
-        for n in inv {
-            best = best.max(gap_along(a, b, n));
-        }
-        if f.kind() == FrameKind::Tetrahedron {
-            // The slanted face: Σ Xⱼ ≤ 1.
-            let n: [f64; D] = std::array::from_fn(|k| inv.iter().map(|row| row[k]).sum());
-            best = best.max(gap_along(a, b, &n));
-        }
-    }
+    each_face_normal(a, b, |n| {
+        best = best.max(gap_along(a, b, n));
+        true
+    });
     best - MARGIN * (1.0 + scale(a).max(scale(b)))
 }
 
@@ -70,6 +63,7 @@ fn scale<const D: usize>(f: &Frame<D>) -> f64 {
 mod tests {
     use super::*;
     use crate::frame::Frame3;
+    use crate::frame::FrameKind;
     use crate::overlaps;
     use rand::{Rng, SeedableRng};
 

@@ -11,10 +11,15 @@ use crate::math::{cross, dot, sub};
 /// Edge-pair axes with `|n|² ≤ DEGENERATE · |e_A|² |e_B|²` are skipped.
 const DEGENERATE: f64 = 1e-26;
 
-/// Calls `f` on each candidate axis (not normalised) until it returns
-/// false; false then, true when every axis was visited.
+/// Calls `f` on each face normal of `a` then `b` (not normalised: the rows
+/// of `C⁻¹`, and their sum for a simplex) until it returns false; false
+/// then, true when every normal was visited.
 #[inline(always)]
-pub(super) fn each_axis<const D: usize>(a: &Frame<D>, b: &Frame<D>, mut f: impl FnMut(&[f64; D]) -> bool) -> bool {
+pub(crate) fn each_face_normal<const D: usize>(
+    a: &Frame<D>,
+    b: &Frame<D>,
+    mut f: impl FnMut(&[f64; D]) -> bool,
+) -> bool {
     for g in [a, b] {
         let inv = g.inv();
         for n in inv {
@@ -28,6 +33,17 @@ pub(super) fn each_axis<const D: usize>(a: &Frame<D>, b: &Frame<D>, mut f: impl 
                 return false;
             }
         }
+    }
+    true
+}
+
+/// Calls `f` on each candidate axis (not normalised): the face normals,
+/// then in 3D the edge pairs' cross products, until it returns false;
+/// false then, true when every axis was visited.
+#[inline(always)]
+pub(super) fn each_axis<const D: usize>(a: &Frame<D>, b: &Frame<D>, mut f: impl FnMut(&[f64; D]) -> bool) -> bool {
+    if !each_face_normal(a, b, &mut f) {
+        return false;
     }
     if D == 3 {
         let (ca, cb) = (a.components(), b.components());

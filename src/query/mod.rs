@@ -14,7 +14,7 @@ mod first_contact;
 mod penetration;
 mod ray;
 
-pub(crate) use axes::range;
+pub(crate) use axes::{each_face_normal, range};
 pub use distance::{Distance, distance};
 pub use first_contact::{FirstContact, first_contact};
 pub use penetration::{Penetration, penetration};

@@ -20,9 +20,8 @@ use std::cmp::Ordering;
 use super::axes::{each_axis, range};
 use crate::frame::Frame;
 use crate::math::{dot, sub};
-
-/// Relative tolerance of the touching policy (the narrow phase's).
-const EPS: f64 = 1e-12;
+// The narrow phase's touching tolerance, relative to the frames' scale.
+use crate::narrow::EPS;
 
 /// How two overlapping frames interpenetrate.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -112,11 +112,17 @@ impl ApartPairs {
         }
     }
 
-    /// The odometer of moving body `rank` at the start and the end of the
-    /// step.
+    /// The odometers of moving body `rank` and of `other` (a moving body's
+    /// rank; `None` for a fixed frame, which never travels), added, at the
+    /// start and the end of the step.
     #[inline(always)]
-    pub fn travelled(&self, rank: u32) -> [f64; 2] {
-        self.travelled.get(rank as usize).copied().unwrap_or([f64::INFINITY; 2])
+    pub fn travelled(&self, rank: u32, other: Option<u32>) -> [f64; 2] {
+        let odo = |r: u32| self.travelled.get(r as usize).copied().unwrap_or([f64::INFINITY; 2]);
+        let [s, e] = odo(rank);
+        match other.map(odo) {
+            Some([t, f]) => [s + t, e + f],
+            None => [s, e],
+        }
     }
 
     /// True when frame `i` remembers partner `key` apart by more than
@@ -170,8 +176,9 @@ mod tests {
         let mut apart = ApartPairs::default();
         apart.reset(3, 2);
         apart.start_step(&[[0.3, 0.4], [0.0, 0.0]]);
-        assert_eq!(apart.travelled(0)[0], 0.0);
-        assert!((apart.travelled(0)[1] - 0.5).abs() < 1e-12);
+        assert_eq!(apart.travelled(0, None)[0], 0.0);
+        assert!((apart.travelled(0, None)[1] - 0.5).abs() < 1e-12);
+        assert_eq!(apart.travelled(0, Some(1)), apart.travelled(0, None)); // body 1 at rest
         apart.remember(1, moving_key(2), 1.0);
         assert!(apart.is_apart(1, moving_key(2), 0.99));
         assert!(!apart.is_apart(1, moving_key(2), 1.0));
@@ -189,10 +196,10 @@ mod tests {
         assert!(apart.is_apart(1, fixed_key(8), 5.5));
         // A teleported body's odometer ends every proof; a reset forgets.
         apart.teleported(0);
-        assert!(!apart.is_apart(1, moving_key(2), apart.travelled(0)[1]));
+        assert!(!apart.is_apart(1, moving_key(2), apart.travelled(0, None)[1]));
         apart.reset(3, 2);
         assert!(!apart.is_apart(1, moving_key(2), 0.0));
-        assert_eq!(apart.travelled(0), [0.0; 2]);
+        assert_eq!(apart.travelled(0, None), [0.0; 2]);
     }
 
     #[test]

@@ -469,13 +469,18 @@ impl<const D: usize> World<D> {
         let detail = self.config.detail;
         let (apart, coherent) = (&self.apart, detail != ContactDetail::Candidates);
         // The narrow phase, unless the pair is remembered apart (`apart.rs`):
-        // `i` is the item, `odo` the sum of the two odometers.
-        let narrow = |i: u32, key: u32, odo: [f64; 2], f: &Frame<D>, g: &Frame<D>| {
-            if coherent && apart.is_apart(i, key, odo[1]) {
+        // item `i` of body rank `rank`, its partner `key` of body rank
+        // `other` (`None`: fixed). No odometer is read without a narrow phase.
+        let narrow = |i: u32, rank: u32, key: u32, other: Option<u32>, f: &Frame<D>, g: &Frame<D>| {
+            if !coherent {
+                return contact_of(detail, f, g);
+            }
+            let odo = apart.travelled(rank, other);
+            if apart.is_apart(i, key, odo[1]) {
                 return None;
             }
             let hit = contact_of(detail, f, g);
-            if coherent && hit.is_none() {
+            if hit.is_none() {
                 remember_apart(apart, i, key, odo, f, g);
             }
             hit
@@ -494,19 +499,17 @@ impl<const D: usize> World<D> {
                 }
             };
             // The filter first: a refused pair costs no frame copy.
-            let odo = apart.travelled(me.rank);
             let hit = match partner {
                 Partner::Moving(j) => {
                     let other = &moving.meta[j as usize];
                     me.pairs_with(other).then(|| {
-                        let [s, e] = apart.travelled(other.rank);
-                        (other, narrow(item, moving_key(j), [odo[0] + s, odo[1] + e], frame, &moved(j, other)))
+                        (other, narrow(item, me.rank, moving_key(j), Some(other.rank), frame, &moved(j, other)))
                     })
                 }
                 Partner::Fixed(k) => {
                     let other = &fixed.meta[k as usize];
                     me.pairs_with(other)
-                        .then(|| (other, narrow(item, fixed_key(k), odo, frame, &fixed.frames[k as usize])))
+                        .then(|| (other, narrow(item, me.rank, fixed_key(k), None, frame, &fixed.frames[k as usize])))
                 }
             };
             if let Some((other, Some((aabb, time)))) = hit {
