@@ -11,8 +11,11 @@
 //!   highest vertex level with `b`'s lowest), and parry's `cast_shapes`
 //!   normal agrees, or is another direction along which they touch (a tie:
 //!   counted), or else parry is counted wrong;
+//! * the contact set: its points and centroid (the point) lie on both
+//!   frames; for face-to-face contacts built to meet on a patch, its box
+//!   is FMB's exact box of the two frames a moment after they meet;
 //! * for frames overlapping at the start: instant 0 and the penetration of
-//!   the frames there.
+//!   the frames there, and a manifold within half the depth of both.
 //!
 //! Default run: `cargo test --release --test first_contact` (100,000 pairs
 //! per dimension).
@@ -21,7 +24,12 @@ mod support;
 
 use fmbgrid::query::{first_contact, penetration};
 use fmbgrid::{Frame, overlap_interval};
-use support::{Oracle, Parry2, Parry3, Set, dot, gen_pair, halfspaces, mul, norm, pair_scale, rng, sub, vertices_rel};
+use fmbgrid::{FrameKind, intersect};
+use rand::Rng;
+use support::{
+    Oracle, Parry2, Parry3, Set, TestRng, add, cross, dot, gen_pair, halfspaces, mul, norm, normalize, pair_scale,
+    random_rotation, rng, sub, uniform_vec, vertices_rel,
+};
 
 const TOL: f64 = 1e-9;
 
@@ -43,6 +51,9 @@ struct Tally {
     parry_off: u64,
     /// The point's largest distance outside either frame, relative.
     point_off: f64,
+    /// Contact sets during the step by their number of points: one, two,
+    /// three or more.
+    set_sizes: [u64; 3],
 }
 
 /// `f` at rest at its position at instant `t`.
@@ -65,8 +76,8 @@ fn run<const D: usize, O: Oracle<D>>(pairs: u64, seed: u64) -> Tally {
         t.pairs += 1;
         let (c, e) = (first_contact(&a, &b), first_contact(&b, &a));
         assert_eq!(
-            c.map(|c| (c.time, c.normal.map(|x| -x), c.point, c.depth)),
-            e.map(|e| (e.time, e.normal, e.point, e.depth)),
+            c.map(|c| (c.time, c.normal.map(|x| -x), c.point, c.depth, c.set)),
+            e.map(|e| (e.time, e.normal, e.point, e.depth, e.set)),
             "pair {i}"
         );
         let interval = overlap_interval(&a, &b);
@@ -79,12 +90,22 @@ fn run<const D: usize, O: Oracle<D>>(pairs: u64, seed: u64) -> Tally {
             assert_eq!(c.time, 0.0, "pair {i}");
             let p = penetration(&at(&a, 0.0), &at(&b, 0.0)).expect("overlapping at the start");
             assert_eq!((p.depth, p.normal), (c.depth, c.normal), "pair {i}");
+            // The manifold lies halfway through the depth: each point is
+            // within half of it from both frames.
+            for &q in c.set.points() {
+                let off = outside(&a, q, 0.0).max(outside(&b, q, 0.0));
+                assert!(off <= 0.5 * c.depth + POINT_TOL * scale, "pair {i}: {c:?} {q:?} off by {off}");
+            }
             continue;
         }
         t.during += 1;
-        let off = outside(&a, c.point, c.time).max(outside(&b, c.point, c.time));
-        t.point_off = t.point_off.max(off / scale);
-        assert!(off <= POINT_TOL * scale, "pair {i}: {c:?} off the frames by {off}\n{a:?}\n{b:?}");
+        assert_eq!(c.point, c.set.centroid(), "pair {i}");
+        t.set_sizes[c.set.points().len().min(3) - 1] += 1;
+        for &p in c.set.points().iter().chain([&c.point]) {
+            let off = outside(&a, p, c.time).max(outside(&b, p, c.time));
+            t.point_off = t.point_off.max(off / scale);
+            assert!(off <= POINT_TOL * scale, "pair {i}: {c:?} off the frames by {off} at {p:?}\n{a:?}\n{b:?}");
+        }
         let o = a.origin();
         let (va, vb) = (vertices_rel(&a, o, c.time), vertices_rel(&b, o, c.time));
         let touch = |n: [f64; D]| {
@@ -125,4 +146,82 @@ fn first_contact_3d_against_fmb_geometry_and_parry() {
 #[test]
 fn first_contact_2d_against_fmb_geometry_and_parry() {
     run::<2, Parry2>(100_000, 52);
+}
+
+/// Frames that meet face to face (edge to edge in 2D): `a` a random
+/// frame, `b` one whose face spanned by its first `D − 1` components lies
+/// in the plane of `a`'s face through its origin (opposite `a`'s first
+/// component), `b` above it by 1 and falling at 2 along the face's
+/// outward normal, so they meet at instant 0.5 on a polygon (a segment in
+/// 2D).
+fn flat_pair<const D: usize>(r: &mut TestRng) -> Option<(Frame<D>, Frame<D>, [f64; D])> {
+    let kind = |r: &mut TestRng| if r.random_bool(0.5) { FrameKind::Cuboid } else { FrameKind::Tetrahedron };
+    let rot = random_rotation::<D>(r);
+    let ca: [[f64; D]; D] = std::array::from_fn(|i| add(mul(rot[i], r.random_range(0.5..2.0)), uniform_vec(r, 0.3)));
+    // `a`'s face through its origin opposite `ca[0]`, spanned by the rest.
+    let mut n =
+        if D == 2 { std::array::from_fn(|k| [-ca[1][1], ca[1][0]][k.min(1)]) } else { plane_normal(ca[1], ca[2]) };
+    if dot(n, ca[0]) > 0.0 {
+        n = mul(n, -1.0);
+    }
+    let n = normalize(n);
+    let in_plane = |r: &mut TestRng| {
+        let v = uniform_vec::<D>(r, 1.5);
+        sub(v, mul(n, dot(v, n)))
+    };
+    let mut cb: [[f64; D]; D] = std::array::from_fn(|_| in_plane(r));
+    cb[D - 1] = add(mul(n, r.random_range(0.5..1.5)), in_plane(r));
+    let (u, v) = (r.random_range(-0.7..1.2), r.random_range(-0.7..1.2));
+    let mut o = add(add(a_origin::<D>(), mul(ca[1], u)), mul(n, 1.0));
+    if D == 3 {
+        o = add(o, mul(ca[D - 1], v));
+    }
+    let a = Frame::new(kind(r), a_origin(), ca).ok()?;
+    let b = Frame::new(kind(r), o, cb).ok()?.with_velocity(mul(n, -2.0)).ok()?;
+    Some((a, b, n))
+}
+
+fn a_origin<const D: usize>() -> [f64; D] {
+    std::array::from_fn(|k| 0.25 * (k as f64 + 1.0))
+}
+
+fn plane_normal<const D: usize>(p: [f64; D], q: [f64; D]) -> [f64; D] {
+    let c = cross(std::array::from_fn(|k| p[k]), std::array::from_fn(|k| q[k]));
+    std::array::from_fn(|k| c[k])
+}
+
+/// Face-to-face contacts: the set is the whole shared patch. Its box must
+/// equal FMB's exact box of the two frames a moment (`2 · 10⁻⁸` of
+/// interpenetration) after they meet, up to that moment's growth of the
+/// patch (`1e-6`; the frames' walls are not steeper than 1:10).
+fn flat_contacts<const D: usize>(seed: u64) {
+    let (mut r, mut met, mut patches) = (rng(seed), 0, 0);
+    for i in 0..4_000 {
+        let Some((a, b, n)) = flat_pair::<D>(&mut r) else { continue };
+        // Those that miss `a`'s face and meet it later, elsewhere, are no
+        // flat contacts.
+        let Some(c) = first_contact(&a, &b).filter(|c| (c.time - 0.5).abs() < 1e-9) else { continue };
+        met += 1;
+        assert!(dot(c.normal, n) > 1.0 - 1e-9, "case {i}: {c:?}");
+        let later = intersect(&at(&a, 0.5 + 1e-8), &at(&b, 0.5 + 1e-8)).expect("overlapping after the contact");
+        let set = c.set.aabb();
+        for k in 0..D {
+            let off = (set.min[k] - later.aabb.min[k]).abs().max((set.max[k] - later.aabb.max[k]).abs());
+            assert!(off < 1e-6, "case {i}: axis {k} off by {off}: set {set:?}, FMB {:?}\n{a:?}\n{b:?}", later.aabb);
+        }
+        patches += u64::from(c.set.points().len() >= D);
+        assert_eq!(c.set.points(), first_contact(&b, &a).map(|e| e.set).expect("symmetric").points(), "case {i}");
+    }
+    println!("{D}D: {met} flat contacts, {patches} with a {}", if D == 2 { "segment" } else { "polygon" });
+    assert!(met > 1_000 && patches * 10 > met * 9, "{met} {patches}");
+}
+
+#[test]
+fn contact_set_of_flat_contacts_3d_is_fmbs_box_just_after() {
+    flat_contacts::<3>(53);
+}
+
+#[test]
+fn contact_set_of_flat_contacts_2d_is_fmbs_box_just_after() {
+    flat_contacts::<2>(54);
 }

@@ -8,13 +8,15 @@
 //! overlap at some instant; the interiors meet once all of them do, so `t`
 //! is the latest of those instants, and the axis that attains it, the last
 //! one to stop separating the frames, is the normal of the contact. At `t`
-//! the frames touch; GJK (`distance.rs`) on the frames placed at `t` gives
-//! a point of both. Frames that already overlap at the start of the step
+//! the frames touch, and clipping their supporting features along the
+//! normal (`contact_set.rs`) gives the whole set where they meet, whose
+//! centroid is the contact point. Frames that already overlap at the start of the step
 //! report instant 0 with their penetration (`penetration.rs`).
 
 use std::cmp::Ordering;
 
 use super::axes::{each_axis, range};
+use super::contact_set::{ContactSet, contact_set};
 use super::{distance, penetration};
 use crate::frame::Frame;
 use crate::math::{dot, sub};
@@ -30,13 +32,19 @@ pub struct FirstContact<const D: usize> {
     /// `b` approached `a` along (for frames overlapping at the start, the
     /// penetration normal).
     pub normal: [f64; D],
-    /// A point where the frames touch at `time` (when they overlap at the
-    /// start, a point of both).
+    /// A point where the frames touch at `time`: the centroid of
+    /// [`set`](Self::set) (when they overlap at the start, a point of
+    /// both).
     pub point: [f64; D],
     /// Penetration depth at `time`: `0` for a contact that begins during
     /// the step, the depth of the overlap for frames overlapping at its
     /// start.
     pub depth: f64,
+    /// Where the frames touch at `time`: a point, a segment or a polygon
+    /// ([`ContactSet`]). For frames overlapping at the start, the deepest
+    /// features' overlap along the normal (a contact manifold), placed
+    /// halfway through the depth.
+    pub set: ContactSet<D>,
 }
 
 /// When, where and along which normal frames `a` and `b` (each translating
@@ -67,14 +75,23 @@ pub fn first_contact<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<First
     }
     let time = overlap_interval(a, b)?[0];
     let (fa, fb) = (a.at(time), b.at(time));
-    let d = distance(&fa, &fb);
-    let point = std::array::from_fn(|k| 0.5 * (d.on_a[k] + d.on_b[k]));
     if time == 0.0
         && let Some(p) = penetration(&fa, &fb)
     {
-        return Some(FirstContact { time, normal: p.normal, point, depth: p.depth });
+        let point = common_point(&fa, &fb);
+        let set = contact_set(&fa, &fb, &p.normal).unwrap_or(ContactSet::point(point));
+        return Some(FirstContact { time, normal: p.normal, point, depth: p.depth, set });
     }
-    Some(FirstContact { time, normal: last_axis(a, b), point, depth: 0.0 })
+    let normal = last_axis(a, b);
+    let set = contact_set(&fa, &fb, &normal).unwrap_or_else(|| ContactSet::point(common_point(&fa, &fb)));
+    Some(FirstContact { time, normal, point: set.centroid(), depth: 0.0, set })
+}
+
+/// The middle of GJK's closest points: a point of both frames when they
+/// touch or overlap.
+fn common_point<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> [f64; D] {
+    let d = distance(a, b);
+    std::array::from_fn(|k| 0.5 * (d.on_a[k] + d.on_b[k]))
 }
 
 /// The unit axis, oriented from `a` to `b`, whose projections are the last
