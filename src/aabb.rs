@@ -11,10 +11,13 @@
 /// assert_eq!(a.intersection(&b), Some(Aabb { min: [1.0, 0.5], max: [2.0, 1.0] }));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Aabb<const D: usize> {
     /// Smallest coordinate on each axis.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_impls::vector"))]
     pub min: [f64; D],
     /// Largest coordinate on each axis.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_impls::vector"))]
     pub max: [f64; D],
 }
 

@@ -19,6 +19,7 @@ use crate::world::{BodyHandle, FrameId};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ContactDetail {
     /// FMB decides every pair; each contact carries the exact box of the
     /// intersection swept over the step and the exact contact interval
@@ -58,6 +59,7 @@ pub enum ContactDetail {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Contact<const D: usize> {
     /// The smaller frame id of the pair.
     pub a: FrameId,
@@ -75,6 +77,7 @@ pub struct Contact<const D: usize> {
 /// Pairs are ordered (`first < second`). A body that is removed simply
 /// stops appearing: no `Ended` event is reported for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ContactEvent {
     /// The bodies touch in this step and did not in the previous one.
     Started(BodyHandle, BodyHandle),

@@ -216,6 +216,10 @@ pub enum WorldError {
         /// About how many bytes were asked for.
         bytes: usize,
     },
+    /// A [`WorldSnapshot`](crate::WorldSnapshot) that no world could have
+    /// taken (edited or corrupted): what is inconsistent.
+    #[error("bad world snapshot: {0} inconsistent or out of range")]
+    BadSnapshot(&'static str),
     /// More than 2^26 (67 million) fixed or moving frames, or `u32::MAX`
     /// bodies.
     #[error("too many frames or bodies (the limits are 2^26 fixed and 2^26 moving frames, u32::MAX bodies)")]

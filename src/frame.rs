@@ -31,6 +31,7 @@ pub const MIN_RELATIVE_LENGTH: f64 = 1e-12;
 
 /// The shape spanned by a frame's components.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum FrameKind {
     /// A simplex `{O + C·X : X ≥ 0, ΣXᵢ ≤ 1}`: a triangle in 2D, a
     /// tetrahedron in 3D.
@@ -57,6 +58,11 @@ pub enum FrameKind {
 /// # Ok::<(), fmbgrid::FrameError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "crate::serde_impls::FrameData<D>", into = "crate::serde_impls::FrameData<D>")
+)]
 pub struct Frame<const D: usize> {
     kind: FrameKind,
     origin: [f64; D],
@@ -409,6 +415,14 @@ impl<const D: usize> Frame<D> {
         f.velocity = [0.0; D];
         f.aabb = f.compute_aabb();
         f
+    }
+
+    /// The frame with its box replaced (a snapshot's, checked by the
+    /// caller to be this frame's box up to round-off).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn with_aabb(mut self, aabb: Aabb<D>) -> Self {
+        self.aabb = aabb;
+        self
     }
 
     /// Translates the frame at rest by `offset` (validated by the caller).

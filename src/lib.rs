@@ -70,6 +70,8 @@ pub mod range;
 pub mod sat;
 #[cfg(feature = "mesh")]
 pub mod scene;
+#[cfg(feature = "serde")]
+mod serde_impls;
 pub mod world;
 
 /// The README's examples, compiled and run as doctests.
@@ -84,4 +86,5 @@ pub use frame::{Frame, Frame2, Frame3, FrameKind};
 pub use narrow::{Intersection, intersect, overlap_interval, overlaps};
 pub use world::{
     Body, BodyHandle, FrameId, Motion, Pose, Pose2, Pose3, Proximity, Runaway, World, World2, World3, WorldConfig,
+    WorldSnapshot,
 };

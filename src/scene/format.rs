@@ -1,7 +1,7 @@
 //! The TOML schema of scene files (see the [module docs](super) for an
 //! example). Every table refuses unknown keys.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 fn default_steps() -> usize {
     100
@@ -12,7 +12,7 @@ fn one() -> f64 {
 }
 
 /// A whole scene file.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SceneFile {
     /// Display name (default: the file's stem).
@@ -40,7 +40,7 @@ pub struct SceneFile {
 }
 
 /// A primitive shape, in the body's local coordinates.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum ShapeKind {
     /// A box centred on the origin: `half_extents`.
@@ -54,7 +54,7 @@ pub enum ShapeKind {
 }
 
 /// Fixed or moving.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum MotionSpec {
     /// Never moves; no velocity.
@@ -66,7 +66,7 @@ pub enum MotionSpec {
 
 /// One `[[body]]` entry: a shape or an asset, placed once or repeated by
 /// `grid` or `scatter`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BodySpec {
     /// A primitive (exclusive with `asset`).
@@ -104,7 +104,7 @@ pub struct BodySpec {
 
 /// `grid = { count = [nx, ny, nz], spacing = [sx, sy, sz] }`: copies at
 /// `position + (i·sx, j·sy, k·sz)`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct GridSpec {
     /// Copies along each axis.
@@ -116,7 +116,7 @@ pub struct GridSpec {
 /// `scatter = { count, seed, min, max, ... }`: copies at uniformly random
 /// places in `[min, max]` (offset by `position`), from a seeded
 /// deterministic generator (SplitMix64).
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ScatterSpec {
     /// Number of copies.

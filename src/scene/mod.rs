@@ -179,6 +179,9 @@ pub enum SceneError {
         /// What failed.
         message: String,
     },
+    /// A scene could not be written back as TOML.
+    #[error("the scene cannot be written as TOML: {0}")]
+    Save(String),
     /// The world refused a step.
     #[error("{}: step {step}: {source}", file.display())]
     Step {
@@ -295,6 +298,26 @@ impl Scene {
     /// The parsed file.
     pub fn spec(&self) -> &SceneFile {
         &self.spec
+    }
+
+    /// The scene as TOML text: [`Scene::parse`] of it (with the same base
+    /// directory, against which mesh paths resolve) gives the same
+    /// [`SceneFile`]. Comments and key order are not kept.
+    ///
+    /// ```
+    /// use fmbgrid::scene::Scene;
+    /// let text = "dimension = 2\ndt = 0.1\n[[body]]\nshape = \"box\"\nhalf_extents = [1.0, 1.0]\n";
+    /// let scene = Scene::parse(text, ".")?;
+    /// let again = Scene::parse(&scene.to_toml()?, ".")?;
+    /// assert_eq!(again.spec(), scene.spec());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SceneError::Save`] when a value has no TOML form (none of a
+    /// parsed scene's do).
+    pub fn to_toml(&self) -> Result<String, SceneError> {
+        toml::to_string(&self.spec).map_err(|e| SceneError::Save(e.to_string()))
     }
 
     /// Number of bodies the scene builds (after `grid` and `scatter`), at

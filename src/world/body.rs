@@ -15,6 +15,7 @@ use crate::frame::Frame;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct BodyHandle {
     pub(crate) index: u32,
     pub(crate) generation: u32,
@@ -57,6 +58,7 @@ impl std::fmt::Display for BodyHandle {
 /// fn first(body: BodyHandle) -> FrameId { FrameId { body, index: 0 } }
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FrameId {
     /// The body.
     pub body: BodyHandle,
@@ -66,6 +68,7 @@ pub struct FrameId {
 
 /// Whether a body moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Motion {
     /// Never moves; never paired with other fixed bodies. Inserted into the
     /// broad phase once.
@@ -89,10 +92,12 @@ pub enum Motion {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Body<const D: usize> {
     pub(crate) frames: Vec<Frame<D>>,
     pub(crate) motion: Motion,
     pub(crate) pose: Pose<D>,
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_impls::vector"))]
     pub(crate) velocity: [f64; D],
     pub(crate) groups: u32,
     pub(crate) mask: u32,

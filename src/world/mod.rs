@@ -13,6 +13,7 @@ mod pose;
 mod proximity;
 mod ray_cast;
 mod runaway;
+mod snapshot;
 mod step;
 mod store;
 
@@ -20,6 +21,7 @@ pub use body::{Body, BodyHandle, FrameId, Motion};
 pub use pose::{Pose, Pose2, Pose3};
 pub use proximity::Proximity;
 pub use runaway::Runaway;
+pub use snapshot::WorldSnapshot;
 
 use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactDetail, ContactEvent};
@@ -40,6 +42,7 @@ use store::{Meta, Store};
 /// assert_eq!(manual.cell_size, Some(2.0));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WorldConfig {
     /// Base cell size of the grid; `None` chooses it from the frames' sizes
     /// (twice their median extent), recomputed when fixed bodies change, or

@@ -17,6 +17,11 @@ use crate::math::{add, invert_columns, norm};
 /// # Ok::<(), fmbgrid::WorldError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "crate::serde_impls::PoseData<D>", into = "crate::serde_impls::PoseData<D>")
+)]
 pub struct Pose<const D: usize> {
     linear: [[f64; D]; D],
     translation: [f64; D],

@@ -28,6 +28,7 @@ use crate::error::WorldError;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Runaway {
     /// The step goes on. Each runaway body stays where it is for this
     /// step (its frames collide at rest), its velocity is set to zero, and

@@ -12,7 +12,7 @@ use crate::frame::Frame;
 use crate::grid::{CellSize, MAX_ITEMS, morton};
 
 /// Slot value of a removed frame awaiting compaction.
-const DEAD: u32 = u32::MAX;
+pub(crate) const DEAD: u32 = u32::MAX;
 
 /// Compaction keys: a Morton code of `MORTON_BITS` bits above the frame's
 /// index (`INDEX_BITS`: a store holds at most 2^26 frames), so one `u64`
@@ -62,6 +62,7 @@ impl<const D: usize> Coarse<D> {
 
 /// A placed frame's body, without touching the body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Meta {
     pub slot: u32,
     pub generation: u32,

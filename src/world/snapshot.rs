@@ -1,0 +1,296 @@
+//! Saving a world and restoring it bit for bit: [`World::snapshot`] and
+//! [`World::restore`].
+//!
+//! A step's answers depend on more than the bodies' poses: the placed
+//! frames have been moved step by step (`origin + d`, not re-placed from
+//! the pose, so their last bits differ from a fresh placement), the order
+//! of the moving store (re-sorted along the cell list every few steps)
+//! sets the order of the contacts, the cell size may have been chosen
+//! from bodies since removed, and the events compare with the last step's
+//! body pairs. A snapshot holds all of that, and nothing the step
+//! rebuilds (cell lists, near lists, the pairs remembered apart: exact
+//! filters, so starting them empty changes no answer). Restoring checks
+//! every index and number, so a snapshot edited by hand or corrupted on
+//! disk gives [`WorldError::BadSnapshot`], never a panic.
+
+use super::store::{DEAD, Meta, Store};
+use super::{Slot, Stored, World, WorldConfig, check_vector};
+use crate::aabb::Aabb;
+use crate::error::WorldError;
+use crate::frame::Frame;
+use crate::grid::{CellSize, MAX_ITEMS};
+use crate::world::{Body, BodyHandle, Motion};
+
+/// Everything a [`World`] needs to go on exactly as it would have: see
+/// [`World::snapshot`]. With the `serde` feature it is `Serialize` and
+/// `Deserialize` (any serde format; JSON and bincode keep every bit of
+/// the numbers).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct WorldSnapshot<const D: usize> {
+    config: WorldConfig,
+    cell_size: f64,
+    slots: Vec<SlotSnapshot<D>>,
+    free: Vec<u32>,
+    fixed_fresh: bool,
+    moving_fresh: bool,
+    fixed: Vec<PlacedFrame<D>>,
+    moving: Vec<PlacedFrame<D>>,
+    moving_bodies: Vec<u32>,
+    unsorted_steps: u32,
+    /// The last step's body pairs: the next step's events compare with them.
+    pairs: Vec<(BodyHandle, BodyHandle)>,
+}
+
+/// A body slot: its generation and, while live, the body and where its
+/// placed frames are in their store.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct SlotSnapshot<const D: usize> {
+    generation: u32,
+    body: Option<Body<D>>,
+    at: Vec<u32>,
+}
+
+/// A frame of a store as the world holds it: the frame at rest, its box
+/// (moved with it step by step, so not always the box a fresh frame would
+/// compute) and its metadata.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct PlacedFrame<const D: usize> {
+    frame: Frame<D>,
+    aabb: Aabb<D>,
+    meta: Meta,
+}
+
+impl<const D: usize> World<D> {
+    /// Everything the world needs to go on exactly as it would have: after
+    /// [`World::restore`], the steps give the same contacts in the same
+    /// order, the same events and the same handles as the steps of this
+    /// world would have, bit for bit. The last step's answers (contacts,
+    /// events) are not in it: the restored world has none until it steps.
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// world.insert(Body::fixed(vec![Frame2::from_aabb([0.0, -1.0], [9.0, 0.0])?]))?;
+    /// world.insert(Body::moving(vec![Frame2::from_aabb([1.0, 0.5], [2.0, 1.5])?]).with_velocity([0.3, -1.0]))?;
+    /// world.step(0.1)?;
+    /// let saved = world.snapshot();
+    /// let mut copy = World2::restore(saved)?;
+    /// for _ in 0..10 {
+    ///     assert_eq!(world.step(0.1)?, copy.step(0.1)?);
+    ///     assert_eq!(world.events(), copy.events());
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn snapshot(&self) -> WorldSnapshot<D> {
+        let slots = self
+            .slots
+            .iter()
+            .map(|s| SlotSnapshot {
+                generation: s.generation,
+                body: s.stored.as_ref().map(|st| st.body.clone()),
+                at: s.stored.as_ref().map(|st| st.at.clone()).unwrap_or_default(),
+            })
+            .collect();
+        let placed = |store: &Store<D>| {
+            store
+                .frames
+                .iter()
+                .zip(&store.meta)
+                .map(|(f, m)| PlacedFrame { frame: *f, aabb: f.aabb(), meta: *m })
+                .collect()
+        };
+        WorldSnapshot {
+            config: self.config,
+            cell_size: self.cell.base(),
+            slots,
+            free: self.free.clone(),
+            fixed_fresh: self.fixed_fresh,
+            moving_fresh: self.moving_fresh,
+            fixed: placed(&self.fixed),
+            moving: placed(&self.moving),
+            moving_bodies: if self.moving_fresh { self.moving_bodies.clone() } else { Vec::new() },
+            unsorted_steps: self.unsorted_steps,
+            pairs: self.pairs.clone(),
+        }
+    }
+
+    /// The world a [`WorldSnapshot`] was taken of, ready to step.
+    ///
+    /// # Errors
+    /// [`WorldError::BadSnapshot`] when the snapshot is not one a world
+    /// could have taken (an index out of range, a body and its frames that
+    /// do not name each other, a number out of range): nothing is built.
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame3, World3, WorldConfig};
+    /// let mut world = World3::new(WorldConfig::default());
+    /// let h = world.insert(Body::moving(vec![Frame3::from_aabb([0.0; 3], [1.0; 3])?]).with_user_data(7))?;
+    /// let copy = World3::restore(world.snapshot())?;
+    /// assert_eq!(copy.user_data(h)?, 7);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn restore(snapshot: WorldSnapshot<D>) -> Result<Self, WorldError> {
+        let s = snapshot;
+        let bad = |what: &'static str| WorldError::BadSnapshot(what);
+        if !(s.cell_size > 0.0 && s.cell_size.is_finite())
+            || s.config.cell_size.is_some_and(|w| !(w > 0.0 && w.is_finite()))
+        {
+            return Err(bad("cell size"));
+        }
+        let mut world = World::new(s.config);
+        world.cell = CellSize::new(s.cell_size);
+        world.slots = s.slots.into_iter().map(slot).collect::<Result<_, _>>()?;
+        world.len = world.slots.iter().filter(|s| s.stored.is_some()).count();
+        check_free(&world.slots, &s.free)?;
+        world.free = s.free;
+        let fresh = (s.fixed_fresh, s.moving_fresh);
+        world.fixed = store(s.fixed, Motion::Fixed, fresh, &world.slots)?;
+        world.moving = store(s.moving, Motion::Moving, fresh, &world.slots)?;
+        check_placement(&world)?;
+        if !s.pairs.iter().all(|(a, b)| a < b) || !s.pairs.is_sorted() {
+            return Err(bad("the last step's body pairs"));
+        }
+        world.pairs = s.pairs;
+        world.unsorted_steps = s.unsorted_steps;
+        world.fixed_fresh = s.fixed_fresh;
+        if s.fixed_fresh {
+            world.build_static_grid();
+        }
+        world.moving_fresh = s.moving_fresh;
+        if s.moving_fresh {
+            world.rank_restored(s.moving_bodies)?;
+        }
+        Ok(world)
+    }
+
+    /// Ranks, frame counts and slot ranks of the moving bodies from their
+    /// order in a snapshot, checked against the store's ranks.
+    fn rank_restored(&mut self, moving_bodies: Vec<u32>) -> Result<(), WorldError> {
+        let bad = WorldError::BadSnapshot("moving bodies' ranks");
+        let moving = |slot: u32| {
+            self.slots
+                .get(slot as usize)
+                .and_then(|s| s.stored.as_ref())
+                .is_some_and(|st| st.body.motion == Motion::Moving)
+        };
+        let live = self.slots.iter().filter(|s| s.stored.as_ref().is_some_and(|st| st.body.motion == Motion::Moving));
+        if moving_bodies.len() != live.count() || !moving_bodies.iter().all(|&slot| moving(slot)) {
+            return Err(bad);
+        }
+        let mut frames = vec![0u32; moving_bodies.len()];
+        for m in self.moving.meta.iter().filter(|m| m.live()) {
+            match moving_bodies.get(m.rank as usize) {
+                Some(&slot) if slot == m.slot => frames[m.rank as usize] += 1,
+                _ => return Err(bad),
+            }
+        }
+        // Every body counted its frames: no slot is listed twice.
+        if frames.contains(&0) {
+            return Err(bad);
+        }
+        self.largest_body = frames.iter().copied().max().unwrap_or(0);
+        self.body_shift = vec![[0.0; D]; moving_bodies.len()];
+        self.body_frames = frames;
+        self.moving_bodies = moving_bodies;
+        self.rank_slots();
+        Ok(())
+    }
+}
+
+fn slot<const D: usize>(s: SlotSnapshot<D>) -> Result<Slot<D>, WorldError> {
+    let stored = match s.body {
+        None if s.at.is_empty() => None,
+        None => return Err(WorldError::BadSnapshot("frames of an empty slot")),
+        Some(body) => {
+            if body.frames.is_empty() || body.frames.len() != s.at.len() {
+                return Err(WorldError::BadSnapshot("a body's frames"));
+            }
+            if check_vector("velocity", &body.velocity).is_err()
+                || (body.motion == Motion::Fixed && body.velocity != [0.0; D])
+            {
+                return Err(WorldError::BadSnapshot("a body's velocity"));
+            }
+            Some(Stored { body, at: s.at })
+        }
+    };
+    Ok(Slot { generation: s.generation, stored })
+}
+
+/// The free list names distinct empty slots.
+fn check_free<const D: usize>(slots: &[Slot<D>], free: &[u32]) -> Result<(), WorldError> {
+    let mut seen = vec![false; slots.len()];
+    for &i in free {
+        match slots.get(i as usize) {
+            Some(s) if s.stored.is_none() && !seen[i as usize] => seen[i as usize] = true,
+            _ => return Err(WorldError::BadSnapshot("free slots")),
+        }
+    }
+    Ok(())
+}
+
+/// A store of placed frames, each live one naming a live body of the
+/// store's motion; boxes kept as saved after checking that they are the
+/// frame's own, within round-off.
+fn store<const D: usize>(
+    placed: Vec<PlacedFrame<D>>,
+    motion: Motion,
+    fresh: (bool, bool),
+    slots: &[Slot<D>],
+) -> Result<Store<D>, WorldError> {
+    if placed.len() > MAX_ITEMS {
+        return Err(WorldError::BadSnapshot("store size"));
+    }
+    let mut store = Store::default();
+    let fresh = match motion {
+        Motion::Fixed => fresh.0,
+        Motion::Moving => fresh.1,
+    };
+    for (i, p) in placed.into_iter().enumerate() {
+        let m = p.meta;
+        if m.slot == DEAD && fresh {
+            // A store is compacted before it is fresh.
+            return Err(WorldError::BadSnapshot("a removed frame in a fresh store"));
+        }
+        if m.slot != DEAD {
+            let body =
+                slots.get(m.slot as usize).filter(|s| s.generation == m.generation).and_then(|s| s.stored.as_ref());
+            let names_back =
+                body.is_some_and(|st| st.body.motion == motion && st.at.get(m.frame as usize) == Some(&(i as u32)));
+            if !names_back {
+                return Err(WorldError::BadSnapshot("a placed frame's body"));
+            }
+        }
+        if p.frame.is_moving() || !near(&p.aabb, &p.frame.aabb()) {
+            return Err(WorldError::BadSnapshot("a placed frame's box"));
+        }
+        store.push(p.frame.with_aabb(p.aabb), m);
+    }
+    Ok(store)
+}
+
+/// Every live body's frames are in its store, where they name it back.
+fn check_placement<const D: usize>(world: &World<D>) -> Result<(), WorldError> {
+    for (index, s) in world.slots.iter().enumerate() {
+        let Some(st) = &s.stored else { continue };
+        let store = world.store(st.body.motion);
+        for (k, &i) in st.at.iter().enumerate() {
+            match store.meta.get(i as usize) {
+                Some(m) if m.slot == index as u32 && m.frame == k as u32 => {}
+                _ => return Err(WorldError::BadSnapshot("a body's placed frames")),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The saved box is the frame's own box up to the round-off of the steps
+/// that moved it (relative 1e-9 of the box's size and position).
+fn near<const D: usize>(saved: &Aabb<D>, own: &Aabb<D>) -> bool {
+    (0..D).all(|k| {
+        let scale = 1.0 + (own.max[k] - own.min[k]) + own.min[k].abs().max(own.max[k].abs());
+        (saved.min[k] - own.min[k]).abs() <= 1e-9 * scale && (saved.max[k] - own.max[k]).abs() <= 1e-9 * scale
+    })
+}
