@@ -25,16 +25,27 @@
 //!   validation and as the benchmark peer.
 //!
 //! # Features
-//! All on by default. Without any (`default-features = false`), the
-//! library is the frames, the narrow phase, the queries and the world,
-//! single-threaded, with `hashbrown`, `smallvec`, `arrayvec` and
-//! `thiserror` as its only dependencies.
+//! `parallel`, `mesh` and `cli` are on by default (so that `cargo run`
+//! runs the scene runner); a library user who needs neither files nor the
+//! runner writes `fmbgrid = { version = "0.1", default-features = false,
+//! features = ["parallel"] }`. Without any feature, the library is the
+//! frames, the narrow phase, the queries and the world, single-threaded,
+//! with `hashbrown`, `smallvec`, `arrayvec` and `thiserror` as its only
+//! dependencies.
 //! * `parallel`: the step's passes, the narrow phase and
 //!   [`World::exact_boxes`] on rayon's thread pool;
 //! * `mesh`: the `mesh` module (OBJ, STL, PLY, TetGen and Gmsh loaders) and
 //!   the `scene` module (scene files and `scene::run`);
 //! * `cli`: the `fmbgrid` runner and the `export` module (SVG, PNG and PLY
-//!   pictures); needs `mesh`.
+//!   pictures); needs `mesh`;
+//! * `serde` (off by default): `Serialize` and `Deserialize` for frames,
+//!   poses, bodies, configs, contacts, events, and [`WorldSnapshot`]
+//!   ([`World::snapshot`] and [`World::restore`] need no feature);
+//! * `mint` (off by default): the `interop` module, poses from and to
+//!   mint's quaternions and homogeneous matrices (glam, nalgebra and
+//!   cgmath convert through mint).
+//!
+//! On docs.rs every item says which feature it needs.
 //!
 //! ```
 //! use fmbgrid::{Frame3, intersect, overlaps};
@@ -48,6 +59,7 @@
 //! # Ok::<(), fmbgrid::FrameError>(())
 //! ```
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_code)]
 // Fixed-dimension loops index several arrays with one index, like the math
 // they transcribe; iterator zips would hide that.
@@ -57,11 +69,16 @@ pub mod aabb;
 mod contact;
 pub mod error;
 #[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 pub mod export;
 pub mod frame;
 mod grid;
+#[cfg(feature = "mint")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mint")))]
+pub mod interop;
 mod math;
 #[cfg(feature = "mesh")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mesh")))]
 pub mod mesh;
 pub mod narrow;
 mod pairs;
@@ -69,6 +86,7 @@ pub mod query;
 pub mod range;
 pub mod sat;
 #[cfg(feature = "mesh")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mesh")))]
 pub mod scene;
 #[cfg(feature = "serde")]
 mod serde_impls;
