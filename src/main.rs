@@ -62,9 +62,10 @@ struct RunArgs {
     /// closest points.
     #[arg(long, value_name = "DELTA", allow_negative_numbers = true)]
     tolerance: Option<f64>,
-    /// Write every step's contacts to this file as JSON Lines, one contact
-    /// a line: step, the two frames (body index in insertion order, frame
-    /// index in the body), the box (min, max) and the interval.
+    /// Write every step's contacts to this file, one contact a line: step,
+    /// the two frames (body index in insertion order, frame index in the
+    /// body), the box (min, max) and the interval. JSON Lines, or CSV with
+    /// a header when the name ends in `.csv`; numbers read back bit for bit.
     #[arg(long, value_name = "FILE")]
     contacts: Option<PathBuf>,
 }
@@ -102,26 +103,56 @@ fn default_scene() -> PathBuf {
 struct Hooks {
     bar: Option<ProgressBar>,
     exporter: Option<Exporter>,
-    contacts: Option<(PathBuf, std::io::BufWriter<std::fs::File>)>,
+    contacts: Option<ContactsFile>,
+}
+
+/// `--contacts FILE`: where, and as CSV (with its header written yet) or
+/// JSON Lines.
+struct ContactsFile {
+    path: PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+    csv: bool,
+    header: bool,
+}
+
+impl ContactsFile {
+    /// One line per contact of step `step`.
+    fn write<const D: usize>(&mut self, step: usize, contacts: &[Contact<D>]) -> std::io::Result<()> {
+        if self.csv && !self.header {
+            let axes = &["x", "y", "z"][..D];
+            let names = |what: &str| axes.iter().map(|a| format!("{what}_{a}")).collect::<Vec<_>>().join(",");
+            writeln!(self.out, "step,a_body,a_frame,b_body,b_frame,{},{},t_enter,t_exit", names("min"), names("max"))?;
+            self.header = true;
+        }
+        for c in contacts {
+            if self.csv {
+                // `{}` prints the shortest decimal that reads back the same bits.
+                let nums = |v: &[f64]| v.iter().map(f64::to_string).collect::<Vec<_>>().join(",");
+                let (a, b) = (c.a, c.b);
+                let (min, max, time) = (nums(&c.aabb.min), nums(&c.aabb.max), nums(&c.time));
+                let ids = format!("{},{},{},{}", a.body.index(), a.index, b.body.index(), b.index);
+                writeln!(self.out, "{step},{ids},{min},{max},{time}")?;
+            } else {
+                let frame = |id: FrameId| serde_json::json!({ "body": id.body.index(), "frame": id.index });
+                let line = serde_json::json!({
+                    "step": step,
+                    "a": frame(c.a),
+                    "b": frame(c.b),
+                    "min": c.aabb.min.to_vec(),
+                    "max": c.aabb.max.to_vec(),
+                    "time": c.time.to_vec(),
+                });
+                writeln!(self.out, "{line}")?;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Hooks {
-    /// One JSON line per contact of step `step`.
     fn write_contacts<const D: usize>(&mut self, step: usize, contacts: &[Contact<D>]) -> Result<(), String> {
-        let Some((path, out)) = &mut self.contacts else { return Ok(()) };
-        let frame = |id: FrameId| serde_json::json!({ "body": id.body.index(), "frame": id.index });
-        for c in contacts {
-            let line = serde_json::json!({
-                "step": step,
-                "a": frame(c.a),
-                "b": frame(c.b),
-                "min": c.aabb.min.to_vec(),
-                "max": c.aabb.max.to_vec(),
-                "time": c.time.to_vec(),
-            });
-            writeln!(out, "{line}").map_err(|e| format!("--contacts {}: {e}", path.display()))?;
-        }
-        Ok(())
+        let Some(file) = &mut self.contacts else { return Ok(()) };
+        file.write(step, contacts).map_err(|e| format!("--contacts {}: {e}", file.path.display()))
     }
 }
 
@@ -255,7 +286,8 @@ fn execute_here(args: &RunArgs) -> Result<(), String> {
         Some(path) => {
             let file = std::fs::File::create(path)
                 .map_err(|e| format!("--contacts {}: cannot write the file: {e}", path.display()))?;
-            Some((path.clone(), std::io::BufWriter::new(file)))
+            let csv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+            Some(ContactsFile { path: path.clone(), out: std::io::BufWriter::new(file), csv, header: false })
         }
         None => None,
     };
@@ -271,8 +303,8 @@ fn execute_here(args: &RunArgs) -> Result<(), String> {
         bar.finish_and_clear();
     }
     let summary = summary.map_err(|e| e.to_string())?;
-    if let Some((path, out)) = &mut hooks.contacts {
-        out.flush().map_err(|e| format!("--contacts {}: {e}", path.display()))?;
+    if let Some(file) = &mut hooks.contacts {
+        file.out.flush().map_err(|e| format!("--contacts {}: {e}", file.path.display()))?;
     }
     if summary.parked > 0 {
         eprintln!(

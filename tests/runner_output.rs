@@ -1,7 +1,8 @@
 //! What the `fmbgrid` runner writes: `--contacts FILE` (every step's
-//! contacts as JSON Lines) parsed back and compared, contact for contact
-//! and bit for bit, with the library's own run of the same scene; and an
-//! unwritable contacts file refused before the run.
+//! contacts as JSON Lines, or CSV for a `.csv` name) parsed back and
+//! compared, contact for contact and bit for bit, with the library's own
+//! run of the same scene; and an unwritable contacts file refused before
+//! the run.
 //!
 //! Run: `cargo test --release --test runner_output` (needs the `cli`
 //! feature, on by default).
@@ -35,9 +36,34 @@ fn parse(line: &str) -> Line {
     )
 }
 
+/// A CSV line: `step,a_body,a_frame,b_body,b_frame,min…,max…,t_enter,t_exit`.
+fn parse_csv(line: &str) -> Line {
+    let f: Vec<&str> = line.split(',').collect();
+    assert_eq!(f.len(), 13, "{line}");
+    let n = |k: usize| f[k].parse::<u64>().unwrap_or_else(|e| panic!("{e}: {line}"));
+    let x = |r: std::ops::Range<usize>| f[r].iter().map(|s| s.parse::<f64>().unwrap()).collect::<Vec<_>>();
+    (n(0), n(1), n(2), n(3), n(4), x(5..8), x(8..11), x(11..13))
+}
+
 #[test]
 fn contacts_file_equals_the_library_run() {
-    let out = std::env::temp_dir().join(format!("fmbgrid-contacts-{}.jsonl", std::process::id()));
+    contacts_file_as(".jsonl", |text| text.lines().map(parse).collect());
+}
+
+#[test]
+fn csv_contacts_file_equals_the_library_run() {
+    contacts_file_as(".csv", |text| {
+        let mut lines = text.lines();
+        let header = "step,a_body,a_frame,b_body,b_frame,min_x,min_y,min_z,max_x,max_y,max_z,t_enter,t_exit";
+        assert_eq!(lines.next(), Some(header));
+        lines.map(parse_csv).collect()
+    });
+}
+
+/// The default scene's first 20 steps written to a contacts file named
+/// `*<suffix>`, read back by `read`, equal the library's contacts.
+fn contacts_file_as(suffix: &str, read: impl Fn(&str) -> Vec<Line>) {
+    let out = std::env::temp_dir().join(format!("fmbgrid-contacts-{}{suffix}", std::process::id()));
     let status = Command::new(env!("CARGO_BIN_EXE_fmbgrid"))
         .args(["run", scene_path("default.toml").to_str().unwrap(), "--steps", "20", "--quiet", "--contacts"])
         .arg(&out)
@@ -46,7 +72,7 @@ fn contacts_file_equals_the_library_run() {
     assert!(status.success());
     let text = std::fs::read_to_string(&out).unwrap();
     let _ = std::fs::remove_file(&out);
-    let got: Vec<Line> = text.lines().map(parse).collect();
+    let got = read(&text);
     let scene = Scene::load(scene_path("default.toml")).unwrap();
     let mut world = scene.build_3d().unwrap();
     let mut want = Vec::new();
