@@ -10,7 +10,7 @@ mod world_support;
 use fmbgrid::query::ray_cast;
 use fmbgrid::{Body, Frame, FrameId, World, WorldConfig, WorldError};
 use rand::Rng;
-use world_support::{SceneParams, TestRng, build_world, random_scene, random_unit, rng, scene_body, view};
+use world_support::{SceneParams, Sizes, TestRng, build_world, random_scene, random_unit, rng, scene_body, view};
 
 /// Every frame of the world with its id.
 fn frames<const D: usize>(world: &World<D>) -> Vec<(FrameId, Frame<D>)> {
@@ -76,9 +76,8 @@ fn rays<const D: usize>(world: &World<D>, r: &mut TestRng, region: f64) -> usize
     hits
 }
 
-fn scenes<const D: usize>(seed: u64) {
+fn scenes<const D: usize>(seed: u64, p: SceneParams) {
     let mut r = rng(seed);
-    let p = SceneParams::uniform(800, D);
     let bodies = random_scene::<D>(&mut r, &p);
     let mut world = World::<D>::new(WorldConfig::default());
     build_world(&mut world, &bodies);
@@ -94,12 +93,55 @@ fn scenes<const D: usize>(seed: u64) {
 
 #[test]
 fn rays_and_points_equal_brute_force_3d() {
-    scenes::<3>(91);
+    scenes::<3>(91, SceneParams::uniform(800, 3));
+}
+
+/// Sizes over three orders of magnitude (several levels of the grid, some
+/// frames huge), bodies of up to 80 frames (large bodies, which the moving
+/// list leaves out) and rays along the cells' corners.
+#[test]
+fn rays_over_mixed_levels_and_large_bodies_equal_brute_force() {
+    let p = |dim| SceneParams {
+        sizes: Sizes::LogUniform(0.05, 5.0),
+        max_frames_per_body: 80,
+        huge: 3,
+        huge_size: 30.0,
+        ..SceneParams::uniform(1_500, dim)
+    };
+    scenes::<3>(93, p(3));
+    scenes::<2>(94, p(2));
+}
+
+/// Rays through the lattice of a unit grid: along its lines, through its
+/// corners, diagonally across them: every tie of the walk's next cell.
+#[test]
+fn rays_along_cell_boundaries_and_through_corners() {
+    let mut r = rng(95);
+    let mut world = World::<3>::new(WorldConfig::default().with_cell_size(1.0));
+    for _ in 0..400 {
+        let lo: [f64; 3] = std::array::from_fn(|_| r.random_range(0..12) as f64 + 0.25 * r.random_range(0..4) as f64);
+        let hi = std::array::from_fn(|k| lo[k] + 0.25 * r.random_range(1..4) as f64);
+        let f = Frame::from_aabb(lo, hi).expect("valid");
+        let body = if r.random_bool(0.5) { Body::fixed(vec![f]) } else { Body::moving(vec![f]) };
+        world.insert(body).expect("valid");
+    }
+    world.step(0.0).expect("a valid step");
+    let all = frames(&world);
+    let mut hits = 0;
+    for _ in 0..2_000 {
+        let o: [f64; 3] = std::array::from_fn(|_| r.random_range(-1..14) as f64);
+        let d: [f64; 3] = std::array::from_fn(|_| r.random_range(-2..=2) as f64);
+        if d == [0.0; 3] {
+            continue;
+        }
+        hits += check_ray(&world, &all, o, d, 20.0, "on the lattice");
+    }
+    assert!(hits > 500, "{hits}");
 }
 
 #[test]
 fn rays_and_points_equal_brute_force_2d() {
-    scenes::<2>(92);
+    scenes::<2>(92, SceneParams::uniform(800, 2));
 }
 
 #[test]

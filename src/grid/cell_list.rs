@@ -443,6 +443,40 @@ impl<const D: usize> CellList<D> {
         self.items[p]
     }
 
+    /// The occupied levels, a bit each, and the first huge slot: what a
+    /// walk over the cells (`ray_walk.rs`) needs. `None` for a list small
+    /// enough to be tested slot by slot.
+    pub fn walk_plan(&self) -> Option<(u64, usize)> {
+        (self.len() > SCAN).then_some((self.occupied, self.huge))
+    }
+
+    /// The list's cell size.
+    pub fn cell_size(&self) -> CellSize {
+        self.size
+    }
+
+    /// Calls `f(p)` for each slot `p` of the cells `cells` of level `l`.
+    /// Every bucket's bounds are read before any slot, so that the cache
+    /// misses of a large list overlap instead of queueing.
+    #[inline]
+    pub fn cells_slots(&self, cells: &[[i32; D]], l: u32, mut f: impl FnMut(usize)) {
+        const BATCH: usize = 27;
+        for chunk in cells.chunks(BATCH) {
+            let mut ranges = [(0u32, 0u32); BATCH];
+            for (r, cell) in ranges.iter_mut().zip(chunk) {
+                let b = bucket(cell, l, self.mask);
+                *r = (self.starts[b], self.starts[b + 1]);
+            }
+            for (&(from, to), cell) in ranges.iter().zip(chunk) {
+                for p in from as usize..to as usize {
+                    if self.slots[p].is(cell, l) {
+                        f(p);
+                    }
+                }
+            }
+        }
+    }
+
     /// Renames every item as its slot (`item(p) = p`): for a caller that
     /// reordered its own data as the slots.
     pub fn number_items_by_slot(&mut self) {

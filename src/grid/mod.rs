@@ -1,5 +1,5 @@
 //! The broad phase's spatial index: a hierarchical uniform grid, hashed,
-//! one slot per box (`cell_list.rs`).
+//! one slot per box (`cell_list.rs`), walked by rays (`ray_walk.rs`).
 //!
 //! Boxes live on levels of doubling cell size `w_ℓ = w₀·2^ℓ`; each goes to
 //! the level whose cells are at least its extent, where it spans at most
@@ -29,12 +29,14 @@ mod cell;
 mod cell_list;
 mod grid_box;
 mod near;
+mod ray_walk;
 
 pub(crate) use cell::{CellSize, cell_size_for, morton};
 pub(crate) use cell_list::{CellList, MAX_ITEMS};
 #[cfg(test)]
 pub(crate) use grid_box::GridBox;
 pub(crate) use near::NearLists;
+pub(crate) use ray_walk::walk_ray;
 
 /// Seeded test boxes: sizes from 0.01 to 100 (log-uniform), 5% flat.
 #[cfg(test)]

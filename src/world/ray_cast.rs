@@ -1,18 +1,24 @@
 //! Ray and point queries on the world: `cast_ray` (the first frame a ray
 //! meets), `cast_ray_all` (every frame it meets) and `query_point`.
 //!
-//! A ray is walked in segments one cell long; each segment's box is a box
-//! query on the cell lists (`World::query_aabb`: the fixed frames' list,
-//! and the step's moving list while it is current), and each frame found
-//! is tested exactly (`query/ray.rs`). A frame the ray enters in a segment
-//! overlaps that segment's box, so once a segment ends beyond the best hit
-//! so far, no later frame can beat it and the walk stops. A ray longer (in
-//! cells) than the world has frames tests every frame once instead: the
-//! cost is bounded by the world's size, whatever the ray.
+//! A ray walks the cell lists (`grid/ray_walk.rs`: the fixed frames' list,
+//! and the step's moving list while it is current, whose swept boxes
+//! contain the frames' boxes now), cell by cell along the ray on each
+//! level, and each frame found is tested exactly (`query/ray.rs`). A frame
+//! the ray enters in a cell is listed in that cell's block, so once a cell
+//! starts beyond the best hit so far, no later frame can beat it and the
+//! walk stops. Frames outside the lists (of large moving bodies, or all of
+//! them while a list is out of date) are tested one by one. A ray longer
+//! (in cells) than the world has frames tests every frame once instead:
+//! the cost is bounded by the world's size, whatever the ray.
 
+use super::step::LARGE_BODY;
+use super::store::Store;
 use super::{FrameId, World, check_vector};
 use crate::aabb::Aabb;
 use crate::error::WorldError;
+use crate::frame::Frame;
+use crate::grid::walk_ray;
 use crate::query::{RayHit, ray_cast};
 
 impl<const D: usize> World<D> {
@@ -42,16 +48,13 @@ impl<const D: usize> World<D> {
     ) -> Result<Option<(FrameId, RayHit<D>)>, WorldError> {
         check_ray(&origin, &dir, max_time)?;
         let mut best: Option<(FrameId, RayHit<D>)> = None;
-        self.walk_ray(origin, dir, max_time, |end, ids| {
-            for &id in ids {
-                if let Ok(f) = self.frame(id)
-                    && let Some(hit) = ray_cast(&f, origin, dir, max_time)
-                    && best.is_none_or(|(b, h)| (hit.time, id) < (h.time, b))
-                {
-                    best = Some((id, hit));
-                }
+        self.walk_ray(origin, dir, max_time, |id, f| {
+            if let Some(hit) = ray_cast(f, origin, dir, max_time)
+                && best.is_none_or(|(b, h)| (hit.time, id) < (h.time, b))
+            {
+                best = Some((id, hit));
             }
-            best.is_none_or(|(_, h)| h.time > end)
+            best.map_or(max_time, |(_, h)| h.time)
         });
         Ok(best)
     }
@@ -79,18 +82,16 @@ impl<const D: usize> World<D> {
         max_time: f64,
     ) -> Result<Vec<(FrameId, RayHit<D>)>, WorldError> {
         check_ray(&origin, &dir, max_time)?;
-        let mut seen = Vec::new();
-        self.walk_ray(origin, dir, max_time, |_, ids| {
-            seen.extend_from_slice(ids);
-            true
+        let mut hits = Vec::new();
+        self.walk_ray(origin, dir, max_time, |id, f| {
+            if let Some(hit) = ray_cast(f, origin, dir, max_time) {
+                hits.push((id, hit));
+            }
+            max_time
         });
-        seen.sort_unstable();
-        seen.dedup();
-        let mut hits: Vec<(FrameId, RayHit<D>)> = seen
-            .into_iter()
-            .filter_map(|id| ray_cast(&self.frame(id).ok()?, origin, dir, max_time).map(|h| (id, h)))
-            .collect();
-        hits.sort_unstable_by(|(a, h), (b, k)| h.time.total_cmp(&k.time).then(a.cmp(b)));
+        hits.sort_unstable_by(|(a, h): &(FrameId, RayHit<D>), (b, k)| h.time.total_cmp(&k.time).then(a.cmp(b)));
+        // Each frame is visited once; the de-duplication is a guard.
+        hits.dedup_by_key(|(id, _)| *id);
         Ok(hits)
     }
 
@@ -116,31 +117,56 @@ impl<const D: usize> World<D> {
         Ok(ids)
     }
 
-    /// Calls `visit(end, frames)` with the frames whose boxes meet each
-    /// segment of the ray in turn (`end`: the segment's last ray
-    /// parameter), until it returns false or the ray ends.
-    fn walk_ray(&self, origin: [f64; D], dir: [f64; D], max_time: f64, mut visit: impl FnMut(f64, &[FrameId]) -> bool) {
+    /// Calls `visit(id, frame)` for every frame (at rest where it is now)
+    /// whose box may meet the ray `origin + s · dir`, `0 ≤ s ≤ max_time`,
+    /// each once; `visit` returns the ray parameter beyond which nothing
+    /// more is wanted.
+    fn walk_ray(
+        &self,
+        origin: [f64; D],
+        dir: [f64; D],
+        max_time: f64,
+        mut visit: impl FnMut(FrameId, &Frame<D>) -> f64,
+    ) {
         let speed = dir.iter().map(|x| x * x).sum::<f64>().sqrt();
-        let step = self.cell.base() / speed;
         // A ray longer in cells than the world has frames costs more walked
         // than every frame tested once: test them all.
         let frames = self.fixed.len() + self.moving.len();
-        if max_time / step > frames.max(64) as f64 {
-            let all: Vec<FrameId> = self.fixed.live().chain(self.moving.live()).map(|(_, m)| m.id()).collect();
-            visit(max_time, &all);
+        let all = |store: &Store<D>, visit: &mut dyn FnMut(FrameId, &Frame<D>) -> f64| {
+            for (f, m) in store.live() {
+                visit(m.id(), f);
+            }
+        };
+        if max_time * speed / self.cell.base() > frames.max(64) as f64 {
+            all(&self.fixed, &mut visit);
+            all(&self.moving, &mut visit);
             return;
         }
-        let at = |s: f64| -> [f64; D] { std::array::from_fn(|k| origin[k] + s * dir[k]) };
-        let mut start = 0.0;
-        loop {
-            let end = (start + step).min(max_time);
-            let (p, q) = (at(start), at(end));
-            let segment =
-                Aabb { min: std::array::from_fn(|k| p[k].min(q[k])), max: std::array::from_fn(|k| p[k].max(q[k])) };
-            if !visit(end, &self.query_aabb(&segment)) || end >= max_time {
-                return;
-            }
-            start = end;
+        if self.fixed_fresh {
+            let store = &self.fixed;
+            walk_ray(&self.static_grid, &origin, &dir, max_time, |p| {
+                let k = self.static_grid.item(p) as usize;
+                visit(store.meta[k].id(), &store.frames[k])
+            });
+        } else {
+            all(&self.fixed, &mut visit);
+        }
+        if !self.contacts_current {
+            all(&self.moving, &mut visit);
+            return;
+        }
+        // The list's ids are store indices; frames of large bodies are not
+        // in it (`World::query_moving`).
+        let large = |i: usize| {
+            self.largest_body >= LARGE_BODY && self.body_frames[self.moving.meta[i].rank as usize] >= LARGE_BODY
+        };
+        let store = &self.moving;
+        walk_ray(&self.moving_grid, &origin, &dir, max_time, |p| {
+            let i = self.moving_grid.item(p) as usize;
+            if large(i) { max_time } else { visit(store.meta[i].id(), &store.frames[i]) }
+        });
+        for i in (0..store.len()).filter(|&i| large(i)) {
+            visit(store.meta[i].id(), &store.frames[i]);
         }
     }
 }
