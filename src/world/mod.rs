@@ -8,6 +8,7 @@
 mod apart;
 mod body;
 mod contact_geometry;
+mod debug_draw;
 mod later_boxes;
 mod pose;
 mod proximity;
@@ -17,6 +18,7 @@ mod step;
 mod store;
 
 pub use body::{Body, BodyHandle, FrameId, Motion};
+pub use debug_draw::{DebugKind, DebugLine};
 pub use pose::{Pose, Pose2, Pose3};
 pub use proximity::Proximity;
 pub use runaway::Runaway;
