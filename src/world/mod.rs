@@ -19,6 +19,8 @@ mod store;
 
 pub use body::{Body, BodyHandle, FrameId, Motion};
 pub use debug_draw::{DebugKind, DebugLine};
+#[cfg(feature = "cli")]
+pub(crate) use debug_draw::{box_corner, edge_pairs};
 pub use pose::{Pose, Pose2, Pose3};
 pub use proximity::Proximity;
 pub use runaway::Runaway;
