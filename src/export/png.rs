@@ -177,7 +177,15 @@ fn snapshot_png<const D: usize>(
     let fit = Fit::new(bounds, layout.drawing);
     let mut canvas = Canvas::new(width, height);
     for &(a, b, kind) in &segments {
-        canvas.line(fit.map(a), fit.map(b), colour(kind));
+        let (a, b) = (fit.map(a), fit.map(b));
+        canvas.line(a, b, colour(kind));
+        if kind == DebugKind::Witness {
+            // Most witness segments are a few pixels long, or none (frames
+            // that touch): dots at their ends make them visible.
+            for p in [a, b] {
+                canvas.block(p[0].round() as i64 - 1, p[1].round() as i64 - 1, 3, colour(kind));
+            }
+        }
     }
     canvas.annotate(&titles, &layout, fit.scale);
     canvas.encode()
