@@ -20,7 +20,8 @@
 //!   distance and closest points, the penetration depth and normal, the
 //!   first contact of moving frames, rays;
 //! * [`world`]: bodies of frames and [`World::step`], which runs all of the
-//!   above each frame of a simulation loop;
+//!   above each frame of a simulation loop, and [`World::debug_draw`],
+//!   which hands a renderer the lines of the frames and boxes;
 //! * [`sat`]: a separating-axis test for the same frames, used for
 //!   validation and as the benchmark peer.
 //!
@@ -103,6 +104,6 @@ pub use error::{FrameError, WorldError};
 pub use frame::{Frame, Frame2, Frame3, FrameKind};
 pub use narrow::{Intersection, intersect, overlap_interval, overlaps};
 pub use world::{
-    Body, BodyHandle, FrameId, Motion, Pose, Pose2, Pose3, Proximity, Runaway, World, World2, World3, WorldConfig,
-    WorldSnapshot,
+    Body, BodyHandle, DebugKind, DebugLine, FrameId, Motion, Pose, Pose2, Pose3, Proximity, Runaway, World, World2,
+    World3, WorldConfig, WorldSnapshot,
 };

@@ -276,9 +276,20 @@ fn export_2d_writes_svg_and_png() {
     let svg = std::fs::read_to_string(dir.join("two_squares_step00003.svg")).unwrap();
     assert!(svg.starts_with("<?xml") && svg.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert!(svg.trim_end().ends_with("</svg>"));
-    assert_eq!(svg.matches("<polygon").count(), 3);
-    assert_eq!(svg.matches("fill=\"#e4572e\"").count(), 2); // the two touching squares
-    assert_eq!(svg.matches("<rect x=").count(), 1); // one intersection box
+    // The drawing, then the title, legend and scale bar in group `key`.
+    let (drawing, key) = svg.split_once("<g id=\"key\"").unwrap();
+    assert_eq!(drawing.matches("<polygon").count(), 3);
+    // Of the two touching squares, the moving one is filled red; the fixed
+    // one stays grey (a touched ground must not turn red): the box says where.
+    assert_eq!(drawing.matches("fill=\"#e4572e\"").count(), 1);
+    assert_eq!(drawing.matches("fill=\"#eeeeee\"").count(), 1);
+    assert_eq!(drawing.matches("<rect x=").count(), 1); // one intersection box
+    assert!(key.contains(">two squares, step 3: 3 bodies, 3 frames, 1 contacts</text>"), "{key}");
+    for entry in ["fixed frame in contact", "moving frame", "moving frame in contact", "intersection box"] {
+        assert!(key.contains(&format!(">{entry}</text>")), "no legend entry {entry:?}: {key}");
+    }
+    assert!(!key.contains(">fixed frame</text>"), "a legend entry for what is not drawn");
+    assert!(key.contains(" units</text>"), "no scale bar: {key}");
     let png = std::fs::read(dir.join("two_squares_step00001.png")).unwrap();
     assert_eq!(png_size(&png), export::PNG_SIZE);
 }
@@ -337,7 +348,9 @@ fn tolerance_pairs_are_counted_and_drawn() {
     let summary = run(&scene, &RunOptions { snapshot_steps: vec![1], ..RunOptions::default() }, &mut exporter).unwrap();
     assert_eq!((summary.tolerance, summary.within_max, summary.within_mean), (Some(0.5), 1, 0.5));
     let svg = std::fs::read_to_string(dir.join("near_step00001.svg")).unwrap();
-    assert_eq!(svg.matches("<line ").count(), 1);
+    let (drawing, key) = svg.split_once("<g id=\"key\"").unwrap();
+    assert_eq!(drawing.matches("<line ").count(), 1);
+    assert!(key.contains(">within tolerance</text>") && key.contains("1 pairs within tolerance</text>"), "{key}");
     let tight = run(&scene, &RunOptions { tolerance: Some(0.1), ..RunOptions::default() }, &mut ()).unwrap();
     assert_eq!((tight.tolerance, tight.within_max), (Some(0.1), 0));
     // A shipped scene: the summary against the world stepped by hand.

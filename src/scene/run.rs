@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::stats::StepStats;
 use super::{BuildReport, Scene, SceneError};
-use crate::{Contact, ContactDetail, Frame, FrameId, Motion, Proximity, World};
+use crate::{Contact, ContactDetail, DebugKind, DebugLine, Frame, FrameId, Motion, Proximity, World};
 
 /// How to run a scene.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -32,8 +32,12 @@ pub struct Snapshot<const D: usize> {
     pub scene: String,
     /// 1-based step number.
     pub step: usize,
+    /// Bodies in the world.
+    pub bodies: usize,
     /// Every frame, placed, at the start of the step (at rest).
     pub frames: Vec<Frame<D>>,
+    /// Per frame: is its body fixed?
+    pub fixed: Vec<bool>,
     /// Per frame: does it intersect another one during the step?
     pub colliding: Vec<bool>,
     /// The step's contacts (their boxes are swept over the step).
@@ -41,6 +45,59 @@ pub struct Snapshot<const D: usize> {
     /// With a tolerance: the pairs of frames closer than it at the start
     /// of the step, with their closest points (the witness segments).
     pub near: Vec<Proximity<D>>,
+}
+
+impl<const D: usize> Snapshot<D> {
+    /// What frame `i`'s edges are drawn as: by its body's motion and
+    /// whether it collides ([`DebugKind::of_frame`]). A frame the
+    /// per-frame vectors do not reach (a hand-made snapshot) counts as
+    /// moving and not colliding.
+    ///
+    /// ```
+    /// # use fmbgrid::{DebugKind, Frame2, scene::Snapshot};
+    /// let unit = Frame2::from_aabb([0.0; 2], [1.0; 2])?;
+    /// let s = Snapshot {
+    ///     scene: "s".into(), step: 1, bodies: 2, frames: vec![unit, unit], fixed: vec![true, false],
+    ///     colliding: vec![true, false], contacts: vec![], near: vec![],
+    /// };
+    /// assert_eq!(s.frame_kind(0), DebugKind::CollidingFixedFrame);
+    /// assert_eq!(s.frame_kind(1), DebugKind::MovingFrame);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn frame_kind(&self, i: usize) -> DebugKind {
+        let fixed = self.fixed.get(i).copied().unwrap_or(false);
+        let motion = if fixed { Motion::Fixed } else { Motion::Moving };
+        DebugKind::of_frame(motion, self.colliding.get(i).copied().unwrap_or(false))
+    }
+
+    /// The snapshot as line segments, as [`World::debug_draw`] hands them
+    /// (without swept boxes): every frame's edges, tagged by
+    /// [`Snapshot::frame_kind`], then the contacts' boxes, then the witness
+    /// segments of the pairs closer than the tolerance. The runner's PNG
+    /// pictures draw this stream.
+    ///
+    /// ```
+    /// # use fmbgrid::{DebugKind, Frame3, scene::Snapshot};
+    /// let tet = Frame3::tetrahedron([0.0; 3], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])?;
+    /// let s = Snapshot {
+    ///     scene: "s".into(), step: 1, bodies: 1, frames: vec![tet], fixed: vec![false],
+    ///     colliding: vec![false], contacts: vec![], near: vec![],
+    /// };
+    /// let mut lines = Vec::new();
+    /// s.debug_lines(|l| lines.push(l));
+    /// assert_eq!(lines.len(), 6);
+    /// assert!(lines.iter().all(|l| l.kind == DebugKind::MovingFrame));
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn debug_lines(&self, mut line: impl FnMut(DebugLine<D>)) {
+        for (i, f) in self.frames.iter().enumerate() {
+            DebugLine::frame_edges(f, self.frame_kind(i)).for_each(&mut line);
+        }
+        for c in &self.contacts {
+            DebugLine::box_edges(&c.aabb, DebugKind::IntersectionBox).for_each(&mut line);
+        }
+        self.near.iter().map(DebugLine::witness).for_each(line);
+    }
 }
 
 /// Hooks called by [`run`]: progress and snapshots. Every method does
@@ -247,9 +304,12 @@ fn run_world<const D: usize>(
                     }
                 }
             }
+            let fixed = frames.iter().map(|(id, _)| world.body(id.body).is_ok_and(|b| b.motion() == Motion::Fixed));
             let snapshot = Snapshot {
                 scene: scene.name().to_string(),
                 step,
+                bodies: world.len(),
+                fixed: fixed.collect(),
                 frames: frames.into_iter().map(|(_, f)| f).collect(),
                 colliding,
                 contacts: contacts.to_vec(),

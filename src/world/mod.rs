@@ -8,6 +8,7 @@
 mod apart;
 mod body;
 mod contact_geometry;
+mod debug_draw;
 mod later_boxes;
 mod pose;
 mod proximity;
@@ -18,6 +19,9 @@ mod step;
 mod store;
 
 pub use body::{Body, BodyHandle, FrameId, Motion};
+pub use debug_draw::{DebugKind, DebugLine};
+#[cfg(feature = "cli")]
+pub(crate) use debug_draw::{box_corner, edge_pairs};
 pub use pose::{Pose, Pose2, Pose3};
 pub use proximity::Proximity;
 pub use runaway::Runaway;
