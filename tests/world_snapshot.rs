@@ -48,15 +48,28 @@ fn same_future<const D: usize>(world: &mut World<D>, dt: f64, steps: usize, what
 
 #[test]
 fn shipped_scenes_go_on_bit_for_bit_after_a_restore() {
+    shipped_scenes(false);
+}
+
+/// The full 100 steps on every scene, the big ones included
+/// (several minutes): `cargo test --release --features serde --test
+/// world_snapshot -- --ignored`.
+#[test]
+#[ignore]
+fn shipped_scenes_go_on_bit_for_bit_for_100_steps() {
+    shipped_scenes(true);
+}
+
+fn shipped_scenes(full: bool) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes");
     let mut files: Vec<_> = std::fs::read_dir(&dir).expect("assets/scenes").map(|e| e.expect("entry").path()).collect();
     files.sort();
     for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "toml")) {
         let scene = Scene::load(file).expect("a shipped scene loads");
         let contacts = if scene.dimension() == 2 {
-            go_on(scene.build_2d().expect("builds"), scene.dt(), scene.name())
+            go_on(scene.build_2d().expect("builds"), scene.dt(), scene.name(), full)
         } else {
-            go_on(scene.build_3d().expect("builds"), scene.dt(), scene.name())
+            go_on(scene.build_3d().expect("builds"), scene.dt(), scene.name(), full)
         };
         println!("{}: {contacts} contacts, identical", scene.name());
         assert!(contacts > 0, "{}: a scene without contacts proves little", scene.name());
@@ -64,12 +77,12 @@ fn shipped_scenes_go_on_bit_for_bit_after_a_restore() {
 }
 
 /// Three steps of a scene's world, then [`same_future`] over the issue's
-/// 100 steps; for the scenes of more than 20k frames (the 100k boxes, the
-/// bunnies), 60 steps (the bunnies meet late) then 40 (a minute of
-/// stepping otherwise).
-fn go_on<const D: usize>(mut world: World<D>, dt: f64, name: &str) -> usize {
+/// 100 steps; unless `full`, for the scenes of more than 20k frames (the
+/// 100k boxes, the bunnies), 60 steps (the bunnies meet late) then 40 (a
+/// few minutes of stepping otherwise: the `--ignored` test runs them).
+fn go_on<const D: usize>(mut world: World<D>, dt: f64, name: &str, full: bool) -> usize {
     let frames: usize = world.bodies().map(|(_, b)| b.frames().len()).sum();
-    let (before, after) = if frames > 20_000 { (60, 40) } else { (3, 100) };
+    let (before, after) = if frames > 20_000 && !full { (60, 40) } else { (3, 100) };
     for _ in 0..before {
         world.step(dt).expect("a valid step");
     }
