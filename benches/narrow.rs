@@ -178,5 +178,39 @@ fn queries(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, static_3d, moving_3d, planar, queries);
+/// Frames that turn within the step (`intersect_spinning`, tolerance
+/// 1e-3 of a unit frame) against the same pairs translating only
+/// (`intersect`): the paper's moving near pairs of cuboids, each turning
+/// about its centre by 0.1 rad, or a whole turn, about a random axis.
+fn spinning(c: &mut Criterion) {
+    use fmbgrid::{Spin, intersect_spinning};
+    let ps = pairs::<3>(5, N, FrameKind::Cuboid, FrameKind::Cuboid, true, Set::Near);
+    let spin = |f: &Frame<3>, angle: f64, k: usize| {
+        let centre = f.vertices().fold([0.0; 3], |p, v| std::array::from_fn(|i| p[i] + v[i] / 8.0));
+        let axis = [[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.0, 0.6, 0.8]][k % 3];
+        Spin::<3>::new(centre, axis.map(|x| x * angle)).expect("valid spin")
+    };
+    let mut g = c.benchmark_group("spinning_3d_near_cc");
+    g.throughput(Throughput::Elements(N as u64));
+    g.bench_function("translating (intersect)", |b| {
+        b.iter(|| ps.iter().filter(|(x, y)| intersect(black_box(x), black_box(y)).is_some()).count())
+    });
+    for (name, angle) in [("0.1 rad a step", 0.1), ("a whole turn a step", std::f64::consts::TAU)] {
+        let spun: Vec<_> =
+            ps.iter().enumerate().map(|(k, (x, y))| (spin(x, angle, k), spin(y, -angle, k + 1))).collect();
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                ps.iter()
+                    .zip(&spun)
+                    .filter(|((x, y), (sx, sy))| {
+                        intersect_spinning(black_box(x), sx, black_box(y), sy, 1e-3).expect("valid").is_some()
+                    })
+                    .count()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, static_3d, moving_3d, planar, queries, spinning);
 criterion_main!(benches);

@@ -111,6 +111,12 @@ pub enum FrameError {
         /// The box's maximum on that axis.
         max: f64,
     },
+    /// A tolerance (a length) that is not a positive finite number.
+    #[error("tolerance {} must be a positive finite length", Num(*value))]
+    BadTolerance {
+        /// The value given.
+        value: f64,
+    },
     /// Half extents of an oriented box must be positive.
     #[error("half extent {index} is {}, it must be positive", Num(*value))]
     NonPositiveExtent {

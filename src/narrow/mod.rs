@@ -23,7 +23,10 @@ mod elimination;
 mod exact_box;
 mod relative;
 mod separation;
+mod spin;
 mod system;
+
+pub use spin::{MAX_TESTS, Spin, SpinContact, intersect_spinning};
 
 use std::cmp::Ordering;
 
