@@ -239,7 +239,10 @@ fn restore_edited(edit: impl FnOnce(&mut serde_json::Value)) -> Result<World<2>,
 #[test]
 fn corrupted_snapshots_are_refused_with_an_error() {
     assert!(restore_edited(|_| ()).is_ok(), "the unedited snapshot restores");
-    let cases: [(&str, Edit); 11] = [
+    let cases: [(&str, Edit); 12] = [
+        ("a body's own frame moving", |v| {
+            v["slots"][1]["body"]["frames"][0]["velocity"] = serde_json::json!([1.0, 0.0])
+        }),
         ("negative cell size", |v| v["cell_size"] = (-1.0).into()),
         ("a frame index out of its store", |v| v["slots"][1]["at"][0] = 99.into()),
         ("a body naming another's frame", |v| v["slots"][1]["at"][0] = 1.into()),

@@ -205,7 +205,9 @@ fn slot<const D: usize>(s: SlotSnapshot<D>) -> Result<Slot<D>, WorldError> {
         None if s.at.is_empty() => None,
         None => return Err(WorldError::BadSnapshot("frames of an empty slot")),
         Some(body) => {
-            if body.frames.is_empty() || body.frames.len() != s.at.len() {
+            // A world keeps a body's own frames at rest (the body's velocity
+            // moves them).
+            if body.frames.is_empty() || body.frames.len() != s.at.len() || body.frames.iter().any(Frame::is_moving) {
                 return Err(WorldError::BadSnapshot("a body's frames"));
             }
             if check_vector("velocity", &body.velocity).is_err()
