@@ -222,6 +222,12 @@ pub enum WorldError {
         /// About how many bytes were asked for.
         bytes: usize,
     },
+    /// [`World::contact_geometry`](crate::World::contact_geometry) of a
+    /// pair of which a body turned within the step: its contact is found
+    /// by enclosures ([`intersect_spinning`](crate::intersect_spinning)),
+    /// which give no normal or contact point.
+    #[error("the contact's bodies turned within the step: no contact geometry (only its interval and box)")]
+    Turning,
     /// A [`WorldSnapshot`](crate::WorldSnapshot) that no world could have
     /// taken (edited or corrupted): what is inconsistent.
     #[error("bad world snapshot: {0} inconsistent or out of range")]

@@ -104,6 +104,6 @@ pub use error::{FrameError, WorldError};
 pub use frame::{Frame, Frame2, Frame3, FrameKind};
 pub use narrow::{Intersection, Spin, SpinContact, intersect, intersect_spinning, overlap_interval, overlaps};
 pub use world::{
-    Body, BodyHandle, DebugKind, DebugLine, FrameId, Motion, Pose, Pose2, Pose3, Proximity, Runaway, World, World2,
-    World3, WorldConfig, WorldSnapshot,
+    Body, BodyHandle, DebugKind, DebugLine, FrameId, Motion, Pose, Pose2, Pose3, Proximity, Runaway, SPIN_TOLERANCE,
+    World, World2, World3, WorldConfig, WorldSnapshot,
 };

@@ -225,3 +225,24 @@ fn contact_set_of_flat_contacts_3d_is_fmbs_box_just_after() {
 fn contact_set_of_flat_contacts_2d_is_fmbs_box_just_after() {
     flat_contacts::<2>(54);
 }
+
+/// Review regressions: a cube's edge landing on a slab across its border
+/// meets it on a segment of two points (not three near-copies of one end);
+/// a plate thinner than the feature tolerance gets one common point
+/// instead of a clipped sliver.
+#[test]
+fn contact_sets_of_an_overhanging_edge_and_a_plate_thinner_than_the_tolerance() {
+    let slab = Frame::<3>::from_aabb([0.0, 0.0, -1.0], [2.0, 2.0, 0.0]).expect("valid");
+    let (c, s) = (std::f64::consts::FRAC_1_SQRT_2, std::f64::consts::FRAC_1_SQRT_2);
+    let cube = Frame::<3>::oriented_box([2.0, 1.0, 0.9], [0.7, 0.5, 0.5], [[1.0, 0.0, 0.0], [0.0, c, s], [0.0, -s, c]])
+        .and_then(|f| f.with_velocity([0.0, 0.0, -1.0]))
+        .expect("valid");
+    let set = first_contact(&slab, &cube).expect("they meet").set;
+    assert_eq!(set.points().len(), 2, "{set:?}");
+    assert!((set.centroid()[0] - 1.65).abs() < 1e-9 && (set.aabb().min[0] - 1.3).abs() < 1e-9, "{set:?}");
+    let plate = Frame::<3>::from_aabb([0.0, 0.0, 0.0], [1e-10, 2.0, 2.0]).expect("valid");
+    let block = Frame::<3>::from_aabb([1.0, 0.5, 0.5], [2.0, 1.5, 1.5]).and_then(|f| f.with_velocity([-2.0, 0.0, 0.0]));
+    let c = first_contact(&plate, &block.expect("valid")).expect("they meet");
+    assert_eq!(c.set.points(), [c.point]);
+    assert!(c.point[0].abs() < 1e-9 && (0.5..=1.5).contains(&c.point[1]), "{c:?}");
+}

@@ -2,7 +2,8 @@
 //! (`query::ray_cast` and `Frame::contains_point` on every frame of the
 //! world), bit for bit, on seeded scenes in 2D and 3D over several steps
 //! with edits, for random rays and for the rays that stress a grid walk:
-//! starting inside a frame, grazing an edge, running along a face, and
+//! starting inside a frame, grazing an edge, running along a face,
+//! nearly along an axis (a component of round-off or subnormal), and
 //! crossing a million empty cells.
 
 mod world_support;
@@ -61,6 +62,12 @@ fn rays<const D: usize>(world: &World<D>, r: &mut TestRng, region: f64) -> usize
             std::array::from_fn(|k| v0[k] + 0.5 * c[0][k] + if D == 3 { 0.5 * c[D - 1][k] } else { 0.0 });
         let back = std::array::from_fn(|k| on_face[k] - 2.0 * c[0][k]);
         hits += check_ray(world, &all, back, c[0], 4.0, "along a face");
+    }
+    // Nearly axis-aligned: a component of round-off, or below 1e-300.
+    for tiny in [6e-17, 1e-300, 1e-320, -5e-324] {
+        let o: [f64; D] = std::array::from_fn(|_| r.random_range(0.0..region));
+        let d: [f64; D] = std::array::from_fn(|k| if k == 0 { 1.0 } else { tiny });
+        hits += check_ray(world, &all, o, d, region, "nearly along an axis");
     }
     for _ in 0..30 {
         let p: [f64; D] = if r.random_bool(0.5) {

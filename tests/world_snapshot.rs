@@ -239,7 +239,13 @@ fn restore_edited(edit: impl FnOnce(&mut serde_json::Value)) -> Result<World<2>,
 #[test]
 fn corrupted_snapshots_are_refused_with_an_error() {
     assert!(restore_edited(|_| ()).is_ok(), "the unedited snapshot restores");
-    let cases: [(&str, Edit); 12] = [
+    let cases: [(&str, Edit); 14] = [
+        ("a box collapsed to its far corner", |v| v["fixed"][0]["aabb"]["min"] = v["fixed"][0]["aabb"]["max"].clone()),
+        ("a body pair listed twice", |v| {
+            let p = serde_json::json!({"index": 1, "generation": 0});
+            let q = serde_json::json!({"index": 2, "generation": 0});
+            v["pairs"] = serde_json::json!([[p.clone(), q.clone()], [p, q]]);
+        }),
         ("a body's own frame moving", |v| {
             v["slots"][1]["body"]["frames"][0]["velocity"] = serde_json::json!([1.0, 0.0])
         }),

@@ -26,6 +26,7 @@ mod separation;
 mod spin;
 mod system;
 
+pub(crate) use spin::swept_aabb;
 pub use spin::{MAX_TESTS, Spin, SpinContact, intersect_spinning};
 
 use std::cmp::Ordering;

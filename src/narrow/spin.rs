@@ -126,6 +126,12 @@ impl Spin<3> {
 }
 
 impl<const D: usize> Spin<D> {
+    /// A spin from its parts, already checked (the world's: a body's
+    /// reference point and its angular velocity times the time step).
+    pub(crate) fn from_parts(pivot: [f64; D], rate: [f64; 3]) -> Self {
+        Spin { pivot, rate }
+    }
+
     /// The turn's angle over the whole step, radians.
     ///
     /// ```
@@ -157,12 +163,12 @@ impl<const D: usize> Spin<D> {
     }
 
     /// True when the spin turns by no angle.
-    fn is_still(&self) -> bool {
+    pub(crate) fn is_still(&self) -> bool {
         self.rate == [0.0; 3]
     }
 
     /// `v` turned by `R(t·ω)`.
-    fn rotate(&self, v: &[f64; D], t: f64) -> [f64; D] {
+    pub(crate) fn rotate(&self, v: &[f64; D], t: f64) -> [f64; D] {
         let (s, c) = if D == 2 { (t * self.rate[2]).sin_cos() } else { (t * self.angle()).sin_cos() };
         if D == 2 {
             return std::array::from_fn(|k| if k == 0 { c * v[0] - s * v[1] } else { s * v[0] + c * v[1] });
@@ -184,9 +190,14 @@ impl<const D: usize> Spin<D> {
     /// the step (at rest for `span = 0`).
     fn turned(&self, f: &Frame<D>, turn: f64, start: f64, span: f64) -> Result<Frame<D>, FrameError> {
         let v = f.velocity();
-        let arm = self.rotate(&sub(&f.origin(), &self.pivot), turn);
-        let origin = std::array::from_fn(|k| self.pivot[k] + start * v[k] + arm[k]);
-        let comps = f.components().map(|c| self.rotate(&c, turn));
+        let (origin, comps) = if self.is_still() {
+            // Not through the pivot: `pivot + (o − pivot)` is not `o`.
+            (std::array::from_fn(|k| f.origin()[k] + start * v[k]), f.components())
+        } else {
+            let arm = self.rotate(&sub(&f.origin(), &self.pivot), turn);
+            let origin = std::array::from_fn(|k| self.pivot[k] + start * v[k] + arm[k]);
+            (origin, f.components().map(|c| self.rotate(&c, turn)))
+        };
         let g = Frame::new(f.kind(), origin, comps)?;
         if span == 0.0 { Ok(g) } else { g.with_velocity(v.map(|x| x * span)) }
     }
@@ -195,6 +206,31 @@ impl<const D: usize> Spin<D> {
     /// at `t = 0`; the pivot moves with the frame, so it stays).
     fn radius(&self, f: &Frame<D>) -> f64 {
         f.vertices().map(|p| dot(&sub(&p, &self.pivot), &sub(&p, &self.pivot))).fold(0.0, f64::max).sqrt()
+    }
+}
+
+/// A box containing frame `f` (moving by its velocity) at every instant
+/// of the step under `spin`: the smaller, axis by axis, of the ball of
+/// its reach about the moving pivot and the union of its enclosures on
+/// up to 8 pieces of the step (one per half radian of turn).
+pub(crate) fn swept_aabb<const D: usize>(f: &Frame<D>, spin: &Spin<D>) -> Aabb<D> {
+    if spin.is_still() {
+        return f.aabb();
+    }
+    let m = Mover::new(f, spin);
+    let ball = swept_box(&m, 0.0, 1.0);
+    let pieces = (spin.angle() / 0.5).ceil().clamp(1.0, 8.0) as usize;
+    let mut union = Aabb::EMPTY;
+    for k in 0..pieces {
+        let (t0, t1) = (k as f64 / pieces as f64, (k + 1) as f64 / pieces as f64);
+        match m.enclosure(t0, t1) {
+            Some(e) => union = union.union(&e.aabb()),
+            None => return ball,
+        }
+    }
+    Aabb {
+        min: std::array::from_fn(|k| ball.min[k].max(union.min[k])),
+        max: std::array::from_fn(|k| ball.max[k].min(union.max[k])),
     }
 }
 
@@ -236,12 +272,20 @@ struct Mover<'a, const D: usize> {
     sway: f64,
     /// `κ`: how far a vertex moves when every face moves out by one.
     kappa: f64,
+    /// The round-off of a turned frame's coordinates: a few ulps of the
+    /// largest number that goes into them.
+    slack: f64,
 }
 
 impl<'a, const D: usize> Mover<'a, D> {
     fn new(frame: &'a Frame<D>, spin: &'a Spin<D>) -> Self {
-        let sway = if spin.is_still() { 0.0 } else { spin.radius(frame) * spin.angle() };
-        Mover { frame, spin, sway, kappa: corner_factor(frame) }
+        let radius = spin.radius(frame);
+        let sway = if spin.is_still() { 0.0 } else { radius * spin.angle() };
+        let big = |v: [f64; D]| v.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        let size = frame.aabb().extent().iter().fold(0.0_f64, |m, x| m.max(*x));
+        let scale = big(spin.pivot) + big(frame.origin()) + big(frame.velocity()) + radius * (1.0 + spin.angle());
+        let slack = 1e-12 * size + 16.0 * f64::EPSILON * scale;
+        Mover { frame, spin, sway, kappa: corner_factor(frame), slack }
     }
 
     /// How far the enclosure on a sub-interval of length `span` strays from
@@ -253,8 +297,10 @@ impl<'a, const D: usize> Mover<'a, D> {
     /// `ε` on a sub-interval of length `span`, with a relative margin for
     /// the round-off of the turned frame.
     fn offset(&self, span: f64) -> f64 {
-        let size = self.frame.aabb().extent().iter().fold(0.0_f64, |m, x| m.max(*x));
-        0.5 * self.sway * span * (1.0 + 1e-12) + if self.sway > 0.0 { 1e-12 * size } else { 0.0 }
+        if self.sway == 0.0 {
+            return 0.0;
+        }
+        0.5 * self.sway * span * (1.0 + 1e-12) + self.slack
     }
 
     /// The frame enclosing this one on `[t0, t1]`, as a frame translating
@@ -471,7 +517,8 @@ const MIDDLE_PIECES: usize = 4;
 /// its pivot: a fallback for poses beyond the range rule.
 fn swept_box<const D: usize>(m: &Mover<'_, D>, t0: f64, t1: f64) -> Aabb<D> {
     let v = m.frame.velocity();
-    let r = m.spin.radius(m.frame);
+    // Rounding: the turned points are within a few ulps of the sphere.
+    let r = m.spin.radius(m.frame) * (1.0 + 1e-12);
     let at = |t: f64| -> [f64; D] { std::array::from_fn(|k| m.spin.pivot[k] + t * v[k]) };
     let (p, q) = (at(t0), at(t1));
     Aabb { min: std::array::from_fn(|k| p[k].min(q[k]) - r), max: std::array::from_fn(|k| p[k].max(q[k]) + r) }

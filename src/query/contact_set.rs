@@ -161,8 +161,8 @@ impl<const D: usize> Basis<D> {
 pub(crate) fn contact_set<const D: usize>(a: &Frame<D>, b: &Frame<D>, n: &[f64; D]) -> Option<ContactSet<D>> {
     let basis = Basis::new(*n);
     let origin = a.origin();
-    let (fa, ha) = feature(a, &basis, &origin, 1.0);
-    let (fb, hb) = feature(b, &basis, &origin, -1.0);
+    let (fa, ha) = feature(a, &basis, &origin, 1.0)?;
+    let (fb, hb) = feature(b, &basis, &origin, -1.0)?;
     let size = extent(&fa).max(extent(&fb));
     let mut out = ([[0.0; 2]; MAX_POINTS], 0);
     if D == 2 {
@@ -214,8 +214,9 @@ fn outside<const D: usize>(f: &Frame<D>, p: &[f64; D]) -> f64 {
 
 /// The supporting feature of `f` along `sign · n` (vertices relative to
 /// `origin`, in plane coordinates, a face's in order around it) and its
-/// level along `n`.
-fn feature<const D: usize>(f: &Frame<D>, basis: &Basis<D>, origin: &[f64; D], sign: f64) -> (Feature, f64) {
+/// level along `n`; `None` for a frame thinner than the tolerance along
+/// `n` (more vertices at the top than a face has).
+fn feature<const D: usize>(f: &Frame<D>, basis: &Basis<D>, origin: &[f64; D], sign: f64) -> Option<(Feature, f64)> {
     let mut level = [0.0_f64; 8];
     let count = f.vertex_count();
     for (m, l) in level.iter_mut().enumerate().take(count) {
@@ -225,16 +226,16 @@ fn feature<const D: usize>(f: &Frame<D>, basis: &Basis<D>, origin: &[f64; D], si
     let cut = hi - FEATURE_TOL * size_of(f);
     let mut out: Feature = ([[0.0; 2]; 4], 0);
     for m in (0..count).filter(|&m| level[m] >= cut) {
-        if out.1 == 4 {
-            // Only a frame flatter than the tolerance has more: its
-            // highest face stands for it.
-            break;
+        if out.1 == if D == 2 { 2 } else { 4 } {
+            // More than a face: a frame flatter than the tolerance along
+            // the normal, whose feature is not a face.
+            return None;
         }
         out.0[out.1] = basis.plane(&sub(&f.vertex(m), origin));
         out.1 += 1;
     }
     order_around(&mut out);
-    (out, sign * hi)
+    Some((out, sign * hi))
 }
 
 /// Sorts a feature's vertices counter-clockwise around their mean (a
@@ -294,6 +295,10 @@ fn clip_by_polygon(subject: &Feature, clipper: &Feature, tol: f64, out: &mut ([[
         let q = c[(i + 1) % c.len()];
         let e = [q[0] - p[0], q[1] - p[1]];
         let len = (e[0] * e[0] + e[1] * e[1]).sqrt();
+        if len <= tol {
+            // Two vertices in one place: no edge to clip by.
+            continue;
+        }
         let side = |x: &[f64; 2]| (e[0] * (x[1] - p[1]) - e[1] * (x[0] - p[0])) / len;
         cur = clip_half_plane(&cur, side, tol);
         if cur.1 == 0 {
@@ -301,9 +306,10 @@ fn clip_by_polygon(subject: &Feature, clipper: &Feature, tol: f64, out: &mut ([[
         }
     }
     // A point or a segment, walked as a closed polyline, comes back with
-    // repeated vertices.
+    // repeated vertices (a crossing found from both sides, an ulp apart).
+    let same = |p: &[f64; 2], q: &[f64; 2]| (p[0] - q[0]).abs().max((p[1] - q[1]).abs()) <= tol;
     for p in &cur.0[..cur.1] {
-        if !out.0[..out.1].iter().any(|q| q == p) {
+        if !out.0[..out.1].iter().any(|q| same(p, q)) {
             push(out, *p);
         }
     }

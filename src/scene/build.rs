@@ -56,6 +56,8 @@ pub(super) struct Resolved<const D: usize> {
     position: [f64; D],
     rotation: [[f64; D]; D],
     velocity: [f64; D],
+    /// As a rotation vector (2D: `[0, 0, ω]`).
+    turn: [f64; 3],
     repeat: Repeat<D>,
 }
 
@@ -240,6 +242,14 @@ pub(super) fn resolve<const D: usize>(b: &BodySpec) -> Result<Resolved<D>, Strin
         Some(v) => vector("velocity", v)?,
         None => [0.0; D],
     };
+    let turn = match &b.angular_velocity {
+        None => [0.0; 3],
+        Some(w) if D == 2 => {
+            let [w] = vector::<1>("angular_velocity", w)?;
+            [0.0, 0.0, w]
+        }
+        Some(w) => vector::<3>("angular_velocity", w)?,
+    };
     let repeat = match (&b.grid, &b.scatter) {
         (Some(_), Some(_)) => return Err("give either `grid` or `scatter`, not both".into()),
         (Some(g), None) => {
@@ -285,7 +295,10 @@ pub(super) fn resolve<const D: usize>(b: &BodySpec) -> Result<Resolved<D>, Strin
     if !moving && (velocity != [0.0; D] || matches!(&repeat, Repeat::Scatter(s) if s.velocity.is_some())) {
         return Err("a fixed body cannot have a velocity (use motion = \"moving\")".into());
     }
-    Ok(Resolved { source, scale, moving, position, rotation, velocity, repeat })
+    if !moving && turn != [0.0; 3] {
+        return Err("a fixed body cannot have an angular velocity (use motion = \"moving\")".into());
+    }
+    Ok(Resolved { source, scale, moving, position, rotation, velocity, turn, repeat })
 }
 
 /// Frames and skip counts read from a mesh file.
@@ -402,7 +415,8 @@ impl Scene {
                 let linear = std::array::from_fn(|i| rotation[i].map(|x| x * axis[i]));
                 let pose = Pose::new(linear, position).map_err(|e| err(e.to_string()))?;
                 let body = if r.moving { Body::moving(local.clone()) } else { Body::fixed(local.clone()) };
-                world.insert(body.with_pose(pose).with_velocity(velocity)).map_err(|e| err(e.to_string()))?;
+                let body = body.with_pose(pose).with_velocity(velocity).with_turn(r.turn);
+                world.insert(body).map_err(|e| err(e.to_string()))?;
                 report.bodies += 1;
                 report.frames += local.len();
                 Ok::<(), SceneError>(())

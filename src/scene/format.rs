@@ -96,6 +96,10 @@ pub struct BodySpec {
     pub rotation: Option<Vec<f64>>,
     /// Velocity (moving bodies only).
     pub velocity: Option<Vec<f64>>,
+    /// Angular velocity in radians per unit time about the body's position
+    /// (moving bodies only): `[omega]` in 2D, a rotation vector `[x, y, z]`
+    /// in 3D. The body turns within each step (see `fmbgrid::Spin`).
+    pub angular_velocity: Option<Vec<f64>>,
     /// Repeat on a regular grid.
     pub grid: Option<GridSpec>,
     /// Repeat at seeded random places.

@@ -102,11 +102,24 @@ pub struct Body<const D: usize> {
     pub(crate) groups: u32,
     pub(crate) mask: u32,
     pub(crate) user_data: u64,
+    /// Radians per unit time about the body's reference point (the pose's
+    /// translation); 2D uses the last coordinate only.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub(crate) angular_velocity: [f64; 3],
 }
 
 impl<const D: usize> Body<D> {
     fn new(frames: Vec<Frame<D>>, motion: Motion) -> Self {
-        Body { frames, motion, pose: Pose::IDENTITY, velocity: [0.0; D], groups: 1, mask: u32::MAX, user_data: 0 }
+        Body {
+            frames,
+            motion,
+            pose: Pose::IDENTITY,
+            velocity: [0.0; D],
+            groups: 1,
+            mask: u32::MAX,
+            user_data: 0,
+            angular_velocity: [0.0; 3],
+        }
     }
 
     /// A body that never moves.
@@ -239,6 +252,19 @@ impl<const D: usize> Body<D> {
         self
     }
 
+    /// The body's angular velocity, radians per unit time, as a rotation
+    /// vector (2D: `[0, 0, ω]`). See [`Body::<3>::with_angular_velocity`](Body#impl-Body<3>).
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2};
+    /// let b = Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]).with_angular_velocity(2.0);
+    /// assert_eq!(b.angular_velocity(), [0.0, 0.0, 2.0]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn angular_velocity(&self) -> [f64; 3] {
+        self.angular_velocity
+    }
+
     /// The number attached by [`Body::with_user_data`].
     ///
     /// ```
@@ -247,5 +273,55 @@ impl<const D: usize> Body<D> {
     /// ```
     pub fn user_data(&self) -> u64 {
         self.user_data
+    }
+}
+
+impl<const D: usize> Body<D> {
+    /// The angular velocity as a rotation vector in either dimension (2D:
+    /// `[0, 0, ω]`), for code generic over the dimension.
+    #[cfg_attr(not(feature = "mesh"), allow(dead_code))]
+    pub(crate) fn with_turn(mut self, omega: [f64; 3]) -> Self {
+        self.angular_velocity = omega;
+        self
+    }
+}
+
+impl Body<2> {
+    /// Turns the body at `omega` radians per unit time (counter-clockwise
+    /// when positive) about its reference point, the translation of its
+    /// pose, while that point moves by the velocity. A step of `dt` then
+    /// sweeps the frames through the turn by `omega · dt` (see
+    /// [`Spin`](crate::Spin) for the motion, [`World::step`](crate::World::step)
+    /// for what is reported) and the pose ends turned by it.
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2};
+    /// let b = Body::moving(vec![Frame2::from_aabb([-1.0; 2], [1.0; 2])?]).with_angular_velocity(3.0);
+    /// assert_eq!(b.angular_velocity()[2], 3.0);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn with_angular_velocity(mut self, omega: f64) -> Self {
+        self.angular_velocity = [0.0, 0.0, omega];
+        self
+    }
+}
+
+impl Body<3> {
+    /// Turns the body at `omega` (a rotation vector: axis times radians
+    /// per unit time, right-handed) about its reference point, the
+    /// translation of its pose, while that point moves by the velocity. A
+    /// step of `dt` sweeps the frames through the turn by `omega · dt`
+    /// (see [`Spin`](crate::Spin) for the motion) and the pose ends turned
+    /// by it.
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame3};
+    /// let b = Body::moving(vec![Frame3::from_aabb([-1.0; 3], [1.0; 3])?]).with_angular_velocity([0.0, 0.0, 6.0]);
+    /// assert_eq!(b.angular_velocity(), [0.0, 0.0, 6.0]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn with_angular_velocity(mut self, omega: [f64; 3]) -> Self {
+        self.angular_velocity = omega;
+        self
     }
 }

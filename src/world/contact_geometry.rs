@@ -22,7 +22,8 @@ impl<const D: usize> World<D> {
     /// # Errors
     /// [`WorldError::ContactsOutdated`] when bodies were inserted, removed
     /// or re-posed since the step, or the contact names frames the world
-    /// does not hold.
+    /// does not hold; [`WorldError::Turning`] for a pair of which a body
+    /// turned within the step (its rotation is enclosed, not solved).
     ///
     /// ```
     /// use fmbgrid::{Body, Frame2, World2, WorldConfig};
@@ -39,6 +40,9 @@ impl<const D: usize> World<D> {
     pub fn contact_geometry(&self, contact: &Contact<D>) -> Result<Option<FirstContact<D>>, WorldError> {
         if !self.contacts_current {
             return Err(WorldError::ContactsOutdated);
+        }
+        if self.step_spin(contact.a).is_some() || self.step_spin(contact.b).is_some() {
+            return Err(WorldError::Turning);
         }
         match (self.step_frame(contact.a), self.step_frame(contact.b)) {
             (Some(f), Some(g)) => Ok(first_contact(&f, &g)),

@@ -275,9 +275,14 @@ impl<const D: usize> World<D> {
             let kind = DebugKind::of_frame(body.motion(), colliding.contains(&id));
             DebugLine::frame_edges(&frame, kind).for_each(&mut line);
         }
-        for (_, body, frame) in self.placed_frames().filter(|(_, b, _)| b.motion() == Motion::Moving) {
+        for (id, body, frame) in self.placed_frames().filter(|(_, b, _)| b.motion() == Motion::Moving) {
             if let Some(d) = displacement(&body.velocity(), dt) {
-                DebugLine::box_edges(&frame.aabb().swept(&d), DebugKind::SweptBox).for_each(&mut line);
+                // A turning body's box holds every pose of its turn.
+                let swept = match super::turning::spin_of(&self.slots, id.body.index(), dt) {
+                    Some(spin) => crate::narrow::swept_aabb(&frame.moved(d), &spin),
+                    None => frame.aabb().swept(&d),
+                };
+                DebugLine::box_edges(&swept, DebugKind::SweptBox).for_each(&mut line);
             }
         }
         for c in contacts {

@@ -3,6 +3,7 @@
 //! cost), and [`World::exact_boxes`] computes it for the few that need it.
 
 #[cfg(feature = "parallel")]
+use super::turning::turning_contact;
 use rayon::prelude::*;
 
 use super::{Motion, World};
@@ -56,9 +57,15 @@ impl<const D: usize> World<D> {
                 return;
             }
             // Contacts name live frames while `contacts_current` holds.
-            if let (Some(f), Some(g)) = (this.step_frame(c.a), this.step_frame(c.b))
-                && let Some(hit) = intersect(&f, &g)
-            {
+            let Some((f, g)) = this.step_frame(c.a).zip(this.step_frame(c.b)) else { return };
+            let (sf, sg) = (this.step_spin(c.a), this.step_spin(c.b));
+            if sf.is_some() || sg.is_some() {
+                // A turning pair: the step's own conservative answer.
+                let tolerance = this.config.spin_tolerance;
+                if let Some((aabb, _)) = turning_contact(ContactDetail::ExactBox, &f, sf, &g, sg, tolerance) {
+                    c.aabb = aabb;
+                }
+            } else if let Some(hit) = intersect(&f, &g) {
                 c.aabb = hit.aabb;
             }
         };
@@ -70,6 +77,11 @@ impl<const D: usize> World<D> {
         Ok(&self.contacts)
     }
 
+    /// The turn of frame `id`'s body in the last step, if it turned.
+    pub(super) fn step_spin(&self, id: FrameId) -> Option<crate::narrow::Spin<D>> {
+        self.turned_frame(id).map(|(_, spin)| spin)
+    }
+
     /// A frame as the last step tested it: fixed frames as they are, moving
     /// ones back at their start, translating by their step's displacement.
     pub(super) fn step_frame(&self, id: FrameId) -> Option<Frame<D>> {
@@ -79,6 +91,9 @@ impl<const D: usize> World<D> {
             Motion::Fixed => self.fixed.frames.get(at).copied(),
             Motion::Moving => {
                 let d = *self.body_shift.get(self.moving.meta.get(at)?.rank as usize)?;
+                if let Some((f, _)) = self.turned_frame(id) {
+                    return Some(f.moved(d));
+                }
                 let mut f = *self.moving.frames.get(at)?;
                 f.translate(&d.map(|x| -x));
                 Some(f.moved(d))

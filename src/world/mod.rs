@@ -17,6 +17,7 @@ mod runaway;
 mod snapshot;
 mod step;
 mod store;
+mod turning;
 
 pub use body::{Body, BodyHandle, FrameId, Motion};
 pub use debug_draw::{DebugKind, DebugLine};
@@ -26,6 +27,7 @@ pub use pose::{Pose, Pose2, Pose3};
 pub use proximity::Proximity;
 pub use runaway::Runaway;
 pub use snapshot::WorldSnapshot;
+pub use turning::SPIN_TOLERANCE;
 
 use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactDetail, ContactEvent};
@@ -56,6 +58,11 @@ pub struct WorldConfig {
     pub detail: ContactDetail,
     /// What a step does with a runaway body (parks it by default).
     pub runaway: Runaway,
+    /// How close [`intersect_spinning`](crate::intersect_spinning) refines
+    /// a pair with a turning body (a length); `None`: [`SPIN_TOLERANCE`]
+    /// of the larger frame's box.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub spin_tolerance: Option<f64>,
 }
 
 impl WorldConfig {
@@ -91,6 +98,18 @@ impl WorldConfig {
     /// ```
     pub fn with_runaway(mut self, runaway: Runaway) -> Self {
         self.runaway = runaway;
+        self
+    }
+
+    /// Sets how close a pair with a turning body is refined, a length
+    /// (ignored unless positive and finite).
+    ///
+    /// ```
+    /// # use fmbgrid::WorldConfig;
+    /// assert_eq!(WorldConfig::default().with_spin_tolerance(1e-4).spin_tolerance, Some(1e-4));
+    /// ```
+    pub fn with_spin_tolerance(mut self, tolerance: f64) -> Self {
+        self.spin_tolerance = Some(tolerance);
         self
     }
 }
@@ -204,6 +223,15 @@ pub struct World<const D: usize> {
     /// Bodies parked by the last step, and the step's runaways as found.
     parked: Vec<BodyHandle>,
     runaways: Vec<runaway::Found>,
+    /// Moving bodies with an angular velocity (`turning.rs`), the time
+    /// step being taken, and the last step's turns with the turning
+    /// bodies' frames at its start.
+    turning: usize,
+    step_dt: f64,
+    turns: hashbrown::HashMap<BodyHandle, crate::narrow::Spin<D>>,
+    /// The step's turns by moving body rank; empty when no body turns.
+    rank_spins: Vec<Option<crate::narrow::Spin<D>>>,
+    turned_frames: hashbrown::HashMap<FrameId, Frame<D>>,
 }
 
 /// A 2D world.
@@ -228,7 +256,11 @@ impl<const D: usize> World<D> {
     pub fn new(config: WorldConfig) -> Self {
         let () = Frame::<D>::SUPPORTED;
         // An invalid manual size is ignored once, here: automatic from then on.
-        let config = WorldConfig { cell_size: config.cell_size.filter(|w| *w > 0.0 && w.is_finite()), ..config };
+        let config = WorldConfig {
+            cell_size: config.cell_size.filter(|w| *w > 0.0 && w.is_finite()),
+            spin_tolerance: config.spin_tolerance.filter(|w| *w > 0.0 && w.is_finite()),
+            ..config
+        };
         World {
             config,
             slots: Vec::new(),
@@ -271,6 +303,11 @@ impl<const D: usize> World<D> {
             scratch: Vec::new(),
             parked: Vec::new(),
             runaways: Vec::new(),
+            turning: 0,
+            step_dt: 0.0,
+            turns: hashbrown::HashMap::new(),
+            rank_spins: Vec::new(),
+            turned_frames: hashbrown::HashMap::new(),
         }
     }
 
@@ -301,6 +338,7 @@ impl<const D: usize> World<D> {
             return Err(WorldError::TooMany);
         }
         check_vector("velocity", &body.velocity)?;
+        check_vector("angular velocity", &body.angular_velocity)?;
         for f in &mut body.frames {
             // Frame velocities are replaced by the body's.
             if f.is_moving() {
@@ -308,9 +346,11 @@ impl<const D: usize> World<D> {
             }
         }
         let placed = place(&body)?;
-        if body.motion == Motion::Fixed && body.velocity != [0.0; D] {
+        let turns = body.angular_velocity != [0.0; 3];
+        if body.motion == Motion::Fixed && (body.velocity != [0.0; D] || turns) {
             return Err(WorldError::FixedVelocity);
         }
+        self.turning += usize::from(turns);
         let index = match self.free.pop() {
             Some(i) => i,
             None => {
@@ -397,6 +437,7 @@ impl<const D: usize> World<D> {
         slot.generation = slot.generation.wrapping_add(1);
         self.free.push(handle.index);
         self.len -= 1;
+        self.turning -= usize::from(stored.body.angular_velocity != [0.0; 3]);
         self.mark_changed(stored.body.motion);
         let store = self.store_mut(stored.body.motion);
         for &i in &stored.at {

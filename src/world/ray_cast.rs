@@ -90,7 +90,8 @@ impl<const D: usize> World<D> {
             max_time
         });
         hits.sort_unstable_by(|(a, h): &(FrameId, RayHit<D>), (b, k)| h.time.total_cmp(&k.time).then(a.cmp(b)));
-        // Each frame is visited once; the de-duplication is a guard.
+        // A frame may be visited twice (rays through edges or corners of
+        // cells): its hits are equal, hence adjacent once sorted.
         hits.dedup_by_key(|(id, _)| *id);
         Ok(hits)
     }
@@ -119,8 +120,8 @@ impl<const D: usize> World<D> {
 
     /// Calls `visit(id, frame)` for every frame (at rest where it is now)
     /// whose box may meet the ray `origin + s · dir`, `0 ≤ s ≤ max_time`,
-    /// each once; `visit` returns the ray parameter beyond which nothing
-    /// more is wanted.
+    /// at least once (rarely twice); `visit` returns the ray parameter
+    /// beyond which nothing more is wanted.
     fn walk_ray(
         &self,
         origin: [f64; D],

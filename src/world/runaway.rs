@@ -103,6 +103,12 @@ impl<const D: usize> World<D> {
             }
             if let Some(stored) = &mut self.slots[f.slot as usize].stored {
                 stored.body.velocity = [0.0; D];
+                // A parked body stays: it stops turning too.
+                if stored.body.angular_velocity != [0.0; 3] {
+                    stored.body.angular_velocity = [0.0; 3];
+                    self.turning -= 1;
+                    self.apart_stale = true;
+                }
             }
             self.parked.push(self.handle_of(f.slot));
         }

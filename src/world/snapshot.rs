@@ -150,7 +150,8 @@ impl<const D: usize> World<D> {
         world.fixed = store(s.fixed, Motion::Fixed, fresh, &world.slots)?;
         world.moving = store(s.moving, Motion::Moving, fresh, &world.slots)?;
         check_placement(&world)?;
-        if !s.pairs.iter().all(|(a, b)| a < b) || !s.pairs.is_sorted() {
+        // Strictly increasing: a pair listed twice would end while touching.
+        if !s.pairs.iter().all(|(a, b)| a < b) || !s.pairs.windows(2).all(|w| w[0] < w[1]) {
             return Err(bad("the last step's body pairs"));
         }
         world.pairs = s.pairs;
@@ -159,6 +160,7 @@ impl<const D: usize> World<D> {
         if s.fixed_fresh {
             world.build_static_grid();
         }
+        world.turning = world.count_turning();
         world.moving_fresh = s.moving_fresh;
         if s.moving_fresh {
             world.rank_restored(s.moving_bodies)?;
@@ -210,8 +212,10 @@ fn slot<const D: usize>(s: SlotSnapshot<D>) -> Result<Slot<D>, WorldError> {
             if body.frames.is_empty() || body.frames.len() != s.at.len() || body.frames.iter().any(Frame::is_moving) {
                 return Err(WorldError::BadSnapshot("a body's frames"));
             }
+            let moves = body.velocity != [0.0; D] || body.angular_velocity != [0.0; 3];
             if check_vector("velocity", &body.velocity).is_err()
-                || (body.motion == Motion::Fixed && body.velocity != [0.0; D])
+                || check_vector("angular velocity", &body.angular_velocity).is_err()
+                || (body.motion == Motion::Fixed && moves)
             {
                 return Err(WorldError::BadSnapshot("a body's velocity"));
             }
@@ -291,8 +295,10 @@ fn check_placement<const D: usize>(world: &World<D>) -> Result<(), WorldError> {
 /// The saved box is the frame's own box up to the round-off of the steps
 /// that moved it (relative 1e-9 of the box's size and position).
 fn near<const D: usize>(saved: &Aabb<D>, own: &Aabb<D>) -> bool {
-    (0..D).all(|k| {
-        let scale = 1.0 + (own.max[k] - own.min[k]) + own.min[k].abs().max(own.max[k].abs());
-        (saved.min[k] - own.min[k]).abs() <= 1e-9 * scale && (saved.max[k] - own.max[k]).abs() <= 1e-9 * scale
-    })
+    // Never inverted: the grid places a box by its corners.
+    (0..D).all(|k| saved.min[k] <= saved.max[k])
+        && (0..D).all(|k| {
+            let scale = 1.0 + (own.max[k] - own.min[k]) + own.min[k].abs().max(own.max[k].abs());
+            (saved.min[k] - own.min[k]).abs() <= 1e-9 * scale && (saved.max[k] - own.max[k]).abs() <= 1e-9 * scale
+        })
 }

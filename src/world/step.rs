@@ -29,6 +29,7 @@
 //! Steps 4–5 run in parallel chunks of slots with the `parallel` feature;
 //! each chunk writes its own reused buffer, concatenated in order.
 
+use super::turning::{frame_box, spin_of, turning_contact};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 #[cfg(feature = "parallel")]
@@ -111,6 +112,7 @@ impl<const D: usize> World<D> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(WorldError::BadTimeStep { dt });
         }
+        self.step_dt = dt;
         let ready = self.check_displacements(dt)?;
         self.refresh();
         self.displacements(dt, ready);
@@ -178,7 +180,13 @@ impl<const D: usize> World<D> {
                 if let Some(stored) = s.stored.as_ref().filter(|st| st.body.motion == super::Motion::Moving) {
                     let (bad_number, leaves) = match displacement(&stored.body.velocity, dt) {
                         Err(value) => (Some(value), false),
-                        Ok(d) => (None, stored.at.iter().any(|&at| leaves(&self.moving.frames[at as usize], &d))),
+                        Ok(d) => {
+                            let spin = spin_of(&self.slots, slot as u32, dt);
+                            (
+                                None,
+                                stored.at.iter().any(|&at| turned_leaves(&self.moving.frames[at as usize], &d, spin)),
+                            )
+                        }
                     };
                     if bad_number.is_some() || leaves {
                         self.runaways.push(Found { slot: slot as u32, rank: u32::MAX, bad_number });
@@ -191,8 +199,9 @@ impl<const D: usize> World<D> {
         // A bad displacement counts as zero for the range pass (frames at
         // rest are in range), and is listed by `next_displacements`.
         self.next_displacements(dt);
-        let shifts = &self.next_shift;
-        let leaving = |(f, m): (&Frame<D>, &Meta)| leaves(f, &shifts[m.rank as usize]);
+        let (shifts, slots, turning) = (&self.next_shift, &self.slots, self.turning > 0);
+        let spin = |m: &Meta| if turning { spin_of(slots, m.slot, dt) } else { None };
+        let leaving = |(f, m): (&Frame<D>, &Meta)| turned_leaves(f, &shifts[m.rank as usize], spin(m));
         #[cfg(feature = "parallel")]
         let any = self.moving.frames.par_iter().zip(&self.moving.meta).with_min_len(CHUNK).any(leaving);
         #[cfg(not(feature = "parallel"))]
@@ -201,7 +210,7 @@ impl<const D: usize> World<D> {
             // Rare: list every body leaving, once.
             let mut last = u32::MAX;
             for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
-                if m.rank != last && leaves(f, &self.next_shift[m.rank as usize]) {
+                if m.rank != last && leaving((f, m)) {
                     self.runaways.push(Found { slot: m.slot, rank: m.rank, bad_number: None });
                     last = m.rank;
                 }
@@ -286,14 +295,16 @@ impl<const D: usize> World<D> {
     /// frame. Otherwise it cannot pair with anything, so leaving it out
     /// changes no answer.
     fn build_moving_grid(&mut self) {
-        let swept = |shift: &[[f64; D]], f: &Frame<D>, m: &Meta| f.aabb().swept(&shift[m.rank as usize]);
+        self.rank_turns();
+        let swept =
+            |spins: &[_], shift: &[[f64; D]], f: &Frame<D>, m: &Meta| frame_box(spins, f, m, &shift[m.rank as usize]);
         self.active.clear();
         if self.largest_body < LARGE_BODY {
             self.active.extend(0..self.moving.len() as u32);
         } else {
-            let shifts = std::mem::take(&mut self.body_shift);
-            self.link_bodies(|f, m| swept(&shifts, f, m));
-            self.body_shift = shifts;
+            let (shifts, spins) = (std::mem::take(&mut self.body_shift), std::mem::take(&mut self.rank_spins));
+            self.link_bodies(|f, m| swept(&spins, &shifts, f, m));
+            (self.body_shift, self.rank_spins) = (shifts, spins);
             let (links, starts) = (&self.body_links, &self.body_link_starts);
             let (fixed, starts_fixed) = (&self.body_fixed, &self.body_fixed_starts);
             for (i, (f, m)) in self.moving.frames.iter().zip(&self.moving.meta).enumerate() {
@@ -304,7 +315,7 @@ impl<const D: usize> World<D> {
                 }
                 // Only the bodies this body's box reaches; the fixed frames
                 // only if it reaches one.
-                let b = swept(&self.body_shift, f, m);
+                let b = swept(&self.rank_spins, &self.body_shift, f, m);
                 let near = &links[starts[r] as usize..starts[r + 1] as usize];
                 let mut reach = near.iter().any(|&o| b.intersects(&self.body_boxes[o as usize]));
                 if !reach {
@@ -326,7 +337,7 @@ impl<const D: usize> World<D> {
         let (active, moving) = (&self.active, &self.moving);
         let item = |k: usize| {
             let i = active[k];
-            (swept(&self.body_shift, &moving.frames[i as usize], &moving.meta[i as usize]), i)
+            (swept(&self.rank_spins, &self.body_shift, &moving.frames[i as usize], &moving.meta[i as usize]), i)
         };
         // Grouped by body when bodies have several frames: the pairs pass
         // skips a body's own frames.
@@ -343,11 +354,11 @@ impl<const D: usize> World<D> {
         if self.static_grid.is_empty() {
             return;
         }
-        let (moving, shift, frames) = (&self.moving, &self.body_shift, &self.body_frames);
+        let (moving, shift, frames, spins) = (&self.moving, &self.body_shift, &self.body_frames, &self.rank_spins);
         let frame = |i: usize| {
             let m = &moving.meta[i];
             let d = shift[m.rank as usize];
-            (frames[m.rank as usize] < LARGE_BODY).then(|| (moving.frames[i].aabb().swept(&d), d))
+            (frames[m.rank as usize] < LARGE_BODY).then(|| (frame_box(spins, &moving.frames[i], m, &d), d))
         };
         self.near_fixed.refresh(&self.static_grid, moving.len(), frame);
     }
@@ -471,7 +482,16 @@ impl<const D: usize> World<D> {
         // The narrow phase, unless the pair is remembered apart (`apart.rs`):
         // item `i` of body rank `rank`, its partner `key` of body rank
         // `other` (`None`: fixed). No odometer is read without a narrow phase.
+        let (spins, tolerance) = (&self.rank_spins, self.config.spin_tolerance);
         let narrow = |i: u32, rank: u32, key: u32, other: Option<u32>, f: &Frame<D>, g: &Frame<D>| {
+            // A turning pair: conservative, never remembered apart.
+            if !spins.is_empty() {
+                let spin = |r: u32| spins.get(r as usize).copied().flatten();
+                let (sf, sg) = (spin(rank), other.and_then(spin));
+                if sf.is_some() || sg.is_some() {
+                    return turning_contact(detail, f, sf, g, sg, tolerance);
+                }
+            }
             if !coherent {
                 return contact_of(detail, f, g);
             }
@@ -589,6 +609,9 @@ impl<const D: usize> World<D> {
     /// Step 7: moving bodies advance; every so often the moving store is
     /// put back in the cell list's order (bodies drift out of it).
     fn advance(&mut self) {
+        if self.turning > 0 || !self.turns.is_empty() {
+            self.remember_turns();
+        }
         self.advance_poses();
         let shifts = &self.body_shift;
         let translate = |(f, m): (&mut Frame<D>, &Meta)| f.translate(&shifts[m.rank as usize]);
@@ -596,6 +619,9 @@ impl<const D: usize> World<D> {
         self.moving.frames.par_iter_mut().zip(&self.moving.meta).with_min_len(CHUNK).for_each(translate);
         #[cfg(not(feature = "parallel"))]
         self.moving.frames.iter_mut().zip(&self.moving.meta).for_each(translate);
+        if !self.turns.is_empty() {
+            self.turn_bodies();
+        }
         // The store follows the cell list's slot order: after the first
         // step since the bodies changed, then every `RESORT_STEPS` steps.
         self.unsorted_steps = self.unsorted_steps.wrapping_add(1);
@@ -714,6 +740,16 @@ fn grow<T>(out: &mut Vec<T>) -> bool {
 #[inline(always)]
 fn leaves<const D: usize>(f: &Frame<D>, d: &[f64; D]) -> bool {
     crate::range::leaves(&f.aabb(), d, f.reach_bound())
+}
+
+/// [`leaves`], for a frame that may also turn (`spin`): its box over the
+/// step must stay within its reach.
+#[inline(always)]
+fn turned_leaves<const D: usize>(f: &Frame<D>, d: &[f64; D], spin: Option<crate::narrow::Spin<D>>) -> bool {
+    match spin {
+        Some(s) => crate::range::leaves(&crate::narrow::swept_aabb(&f.moved(*d), &s), &[0.0; D], f.reach_bound()),
+        None => leaves(f, d),
+    }
 }
 
 /// `velocity · dt`, or the first coordinate that is not a finite number

@@ -1,0 +1,207 @@
+//! Bodies that turn within the step: a moving body with an angular
+//! velocity `ω` turns by `ω·dt` about its reference point (its pose's
+//! translation) while that point moves by `v·dt` ([`Spin`]'s motion).
+//!
+//! Where the step meets them:
+//! * check and list: a turning frame's box over the step is
+//!   [`swept_aabb`] (the smaller of the ball of its reach about the moving
+//!   pivot and the union of its enclosures), proven to contain every pose;
+//! * narrow: a pair with a turning frame is decided by
+//!   [`intersect_spinning`] (conservative, refined to the world's spin
+//!   tolerance) and never remembered apart (the gaps of `apart.rs` assume
+//!   translation);
+//! * advance: the pose's linear part turns and the body's frames are
+//!   placed anew from the pose; their poses at the step's start are kept
+//!   for [`World::exact_boxes`] and [`World::contact_geometry`].
+//!
+//! A world without turning bodies takes none of these paths: its answers
+//! are the translating ones, bit for bit.
+
+use super::store::Meta;
+use super::{BodyHandle, FrameId, Motion, Slot, World, WorldError, check_vector};
+use crate::aabb::Aabb;
+use crate::contact::ContactDetail;
+use crate::frame::Frame;
+use crate::narrow::{Spin, intersect_spinning, swept_aabb};
+
+/// The relative spin tolerance by default: a pair of turning frames is
+/// refined until its enclosures are within this share of the larger
+/// frame's box of the true frames.
+pub const SPIN_TOLERANCE: f64 = 1e-3;
+
+/// The turn of the moving body in `slot` over a step of `dt`, if it turns.
+pub(super) fn spin_of<const D: usize>(slots: &[Slot<D>], slot: u32, dt: f64) -> Option<Spin<D>> {
+    let body = &slots.get(slot as usize)?.stored.as_ref()?.body;
+    let rate = body.angular_velocity.map(|w| w * dt);
+    (body.motion == Motion::Moving && rate != [0.0; 3]).then(|| Spin::from_parts(body.pose.translation(), rate))
+}
+
+/// The box moving frame `f` (at rest, of meta `m`, displaced by `d`)
+/// sweeps over the step: turning when its body turns (`spins`: the step's
+/// turns by rank, empty when no body turns).
+#[inline]
+pub(super) fn frame_box<const D: usize>(spins: &[Option<Spin<D>>], f: &Frame<D>, m: &Meta, d: &[f64; D]) -> Aabb<D> {
+    match spins.get(m.rank as usize) {
+        Some(Some(spin)) => swept_aabb(&f.moved(*d), spin),
+        _ => f.aabb().swept(d),
+    }
+}
+
+/// The box and interval of a contact between `f` and `g` (moving ones
+/// carrying their displacement) when either turns: in the `Candidates`
+/// detail, their turning boxes' overlap over the whole step; else
+/// [`intersect_spinning`] with the world's tolerance (absolute, or
+/// [`SPIN_TOLERANCE`] of the larger frame's box), whose box and interval
+/// are conservative in either detail.
+pub(super) fn turning_contact<const D: usize>(
+    detail: ContactDetail,
+    f: &Frame<D>,
+    sf: Option<Spin<D>>,
+    g: &Frame<D>,
+    sg: Option<Spin<D>>,
+    tolerance: Option<f64>,
+) -> Option<(Aabb<D>, [f64; 2])> {
+    let still = |x: &Frame<D>| Spin::from_parts(x.origin(), [0.0; 3]);
+    let (sf, sg) = (sf.unwrap_or_else(|| still(f)), sg.unwrap_or_else(|| still(g)));
+    if detail == ContactDetail::Candidates {
+        return swept_aabb(f, &sf).intersection(&swept_aabb(g, &sg)).map(|b| (b, [0.0, 1.0]));
+    }
+    let size = |x: &Frame<D>| x.aabb().extent().iter().fold(0.0_f64, |m, e| m.max(*e));
+    let tol = tolerance.unwrap_or_else(|| SPIN_TOLERANCE * size(f).max(size(g)));
+    // The tolerance is positive: a configured one is checked, and a frame's
+    // box has a positive extent.
+    let c = intersect_spinning(f, &sf, g, &sg, tol).ok()??;
+    Some((c.aabb, c.time))
+}
+
+impl<const D: usize> World<D> {
+    /// Sets a moving body's angular velocity (see
+    /// `Body::with_angular_velocity`): the shared part of the 2D and 3D
+    /// entry points.
+    fn set_turn(&mut self, handle: BodyHandle, omega: [f64; 3]) -> Result<(), WorldError> {
+        check_vector("angular velocity", &omega)?;
+        let stored = self.stored_mut(handle)?;
+        if stored.body.motion == Motion::Fixed {
+            return Err(WorldError::FixedBody(handle));
+        }
+        let (was, now) = (stored.body.angular_velocity != [0.0; 3], omega != [0.0; 3]);
+        stored.body.angular_velocity = omega;
+        self.turning = self.turning + usize::from(now) - usize::from(was);
+        // The pairs remembered apart were certified for translation only.
+        self.apart_stale = true;
+        Ok(())
+    }
+
+    /// The step's turns by moving body rank (`rank_spins`), or none when
+    /// no body turns.
+    pub(super) fn rank_turns(&mut self) {
+        self.rank_spins.clear();
+        if self.turning > 0 {
+            let (slots, dt) = (&self.slots, self.step_dt);
+            self.rank_spins.extend(self.moving_bodies.iter().map(|&slot| spin_of(slots, slot, dt)));
+        }
+    }
+
+    /// Before the step's advance: the turning bodies' spins and their
+    /// frames at the step's start (for the later look-ups of
+    /// [`World::step_frame`]).
+    pub(super) fn remember_turns(&mut self) {
+        self.turns.clear();
+        self.turned_frames.clear();
+        for &slot in &self.moving_bodies {
+            let Some(spin) = spin_of(&self.slots, slot, self.step_dt) else { continue };
+            let Some(stored) = &self.slots[slot as usize].stored else { continue };
+            let body = BodyHandle { index: slot, generation: self.slots[slot as usize].generation };
+            self.turns.insert(body, spin);
+            for (index, &at) in stored.at.iter().enumerate() {
+                let id = FrameId { body, index: index as u32 };
+                self.turned_frames.insert(id, self.moving.frames[at as usize]);
+            }
+        }
+    }
+
+    /// After the step's translation: the turning bodies' poses turn about
+    /// their reference points and their frames are placed anew.
+    pub(super) fn turn_bodies(&mut self) {
+        for (body, spin) in &self.turns {
+            let Some(stored) = &mut self.slots[body.index as usize].stored else { continue };
+            let linear = stored.body.pose.linear().map(|c| spin.rotate(&c, 1.0));
+            // A rotation of a valid pose is valid (same lengths and
+            // volume); were it refused by round-off, the pose keeps its
+            // orientation.
+            if let Ok(pose) = super::Pose::new(linear, stored.body.pose.translation()) {
+                stored.body.pose = pose;
+            }
+            for (frame, &at) in stored.body.frames.iter().zip(&stored.at) {
+                if let Ok(placed) = stored.body.pose.transform_frame(frame) {
+                    self.moving.frames[at as usize] = placed;
+                }
+            }
+        }
+    }
+
+    /// The frame `id` and its spin as the last step tested them, when its
+    /// body turned in that step.
+    pub(super) fn turned_frame(&self, id: FrameId) -> Option<(Frame<D>, Spin<D>)> {
+        Some((*self.turned_frames.get(&id)?, *self.turns.get(&id.body)?))
+    }
+
+    /// The number of moving bodies with an angular velocity.
+    pub(super) fn count_turning(&self) -> usize {
+        self.slots
+            .iter()
+            .filter_map(|s| s.stored.as_ref())
+            .filter(|st| st.body.motion == Motion::Moving && st.body.angular_velocity != [0.0; 3])
+            .count()
+    }
+}
+
+impl World<2> {
+    /// Turns a moving body at `omega` radians per unit time about its
+    /// reference point from the next step on (see
+    /// [`Body::with_angular_velocity`](crate::Body#impl-Body<2>)).
+    ///
+    /// # Errors
+    /// [`WorldError::StaleHandle`], [`WorldError::FixedBody`],
+    /// [`WorldError::BadNumber`] for a value that is not finite within
+    /// ±1e15.
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// // A bar that turns a quarter turn in one step sweeps a post it
+    /// // misses at the start and at the end of the step.
+    /// let bar = world.insert(Body::moving(vec![Frame2::from_aabb([0.0, -0.1], [4.0, 0.1])?]))?;
+    /// world.insert(Body::fixed(vec![Frame2::from_aabb([2.0, 2.0], [2.4, 2.4])?]))?;
+    /// world.set_angular_velocity(bar, std::f64::consts::FRAC_PI_2)?;
+    /// assert_eq!(world.step(1.0)?.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_angular_velocity(&mut self, handle: BodyHandle, omega: f64) -> Result<(), WorldError> {
+        self.set_turn(handle, [0.0, 0.0, omega])
+    }
+}
+
+impl World<3> {
+    /// Turns a moving body at `omega` (axis times radians per unit time)
+    /// about its reference point from the next step on (see
+    /// [`Body::with_angular_velocity`](crate::Body#impl-Body<3>)).
+    ///
+    /// # Errors
+    /// [`WorldError::StaleHandle`], [`WorldError::FixedBody`],
+    /// [`WorldError::BadNumber`] for a value that is not finite within
+    /// ±1e15.
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame3, World3, WorldConfig};
+    /// let mut world = World3::new(WorldConfig::default());
+    /// let blade = world.insert(Body::moving(vec![Frame3::from_aabb([0.0, -0.05, -0.2], [3.0, 0.05, 0.2])?]))?;
+    /// world.insert(Body::fixed(vec![Frame3::from_aabb([-1.5, 1.0, -0.5], [-1.4, 2.0, 0.5])?]))?;
+    /// world.set_angular_velocity(blade, [0.0, 0.0, std::f64::consts::TAU])?; // a whole turn a step
+    /// assert_eq!(world.step(1.0)?.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_angular_velocity(&mut self, handle: BodyHandle, omega: [f64; 3]) -> Result<(), WorldError> {
+        self.set_turn(handle, omega)
+    }
+}
