@@ -1,8 +1,13 @@
-//! Mesh scene benchmark: `World::step` on the two mesh scenes of
+//! Mesh scene benchmark: `World::step` on the mesh scenes of
 //! `assets/scenes` (`dragons_pass`: two 47k-tetrahedron bunnies passing
 //! through each other; `bunny_rain`: 32 thin-shell bunnies falling through
-//! fixed boxes onto the ground) against a parry (f64) baseline built from
-//! the same world's frames, side by side, on the same steps.
+//! fixed boxes onto the ground) and on `tumbling` (crates and blades that
+//! turn within each step) against a parry (f64) baseline built from the
+//! same world's frames, side by side, on the same steps. For a frame whose
+//! body turns, parry's swept box is the ball of its bounding sphere about
+//! the body's reference point, swept by the displacement, and its pairs go
+//! to `cast_shapes_nonlinear` with the same motion (`NonlinearRigidMotion`
+//! about the reference point, ω·dt a step).
 //!
 //! The parry baseline is flat, one parry shape per frame (not grouped per
 //! body as a `Compound` or `TriMesh` would be): tetrahedra and thin-shell
@@ -21,7 +26,7 @@
 //!
 //! Run: `cargo run --release --example mesh_bench -- [--scene dragons_pass|bunny_rain[,…]]
 //! [--steps K] [--start S] [--no-parry] [--threads T] [--scan]`.
-//! Defaults: both scenes, K = 10 timed steps after S untimed fmbgrid steps
+//! Defaults: the three scenes, K = 10 timed steps after S untimed fmbgrid steps
 //! (S per scene, chosen so the timed steps are among the scene's busiest:
 //! see `--scan`), 1 thread. The parry baseline is built from the world's
 //! frames after the S steps; each step of each engine is timed alone
@@ -39,7 +44,7 @@ use std::time::Instant;
 use fmbgrid::scene::Scene;
 use fmbgrid::{Frame3, FrameId, Motion, World3};
 use parry3d_f64::math::{Pose, Vector};
-use parry3d_f64::query;
+use parry3d_f64::query::{self, NonlinearRigidMotion};
 use parry3d_f64::shape::{Cuboid, Shape};
 
 #[path = "../benches/support/parry_world.rs"]
@@ -57,7 +62,7 @@ use parry_world::world3::{ParryWorld, cast_options};
 /// steps 81–95; `bunny_rain` (240 steps) peaks at 12k–16k pairs per step
 /// at steps 168–177, when the upper layer of bunnies crosses the fixed
 /// boxes and the lower one reaches the ground.
-const SCENES: [(&str, usize); 2] = [("dragons_pass", 83), ("bunny_rain", 167)];
+const SCENES: [(&str, usize); 3] = [("dragons_pass", 83), ("bunny_rain", 167), ("tumbling", 40)];
 
 /// parry's shape for a placed frame (`benches/support/peer.rs`): `None`
 /// when parry finds the hull flat.
@@ -114,6 +119,13 @@ impl Baseline {
                 });
                 let k = b.add(pose, shape, n as u32, d, moving);
                 debug_assert_eq!(k, numbering.id(FrameId { body: h, index }));
+                let w = body.angular_velocity();
+                if moving && w != [0.0; 3] {
+                    // The same turn: ω·dt about the body's reference point.
+                    let pivot = Vector::from_array(body.pose().translation());
+                    let angvel = Vector::from_array(w.map(|x| x * dt));
+                    b.set_turn(k, pivot, NonlinearRigidMotion::new(Pose::IDENTITY, pivot, d, angvel));
+                }
             }
         }
         b.reset_boxes();

@@ -21,7 +21,7 @@ macro_rules! parry_world {
             use $parry::bounding_volume::{Aabb, BoundingVolume};
             use $parry::math::{Pose, Vector};
             use $parry::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
-            use $parry::query::{self, ShapeCastOptions};
+            use $parry::query::{self, NonlinearRigidMotion, ShapeCastOptions};
             use $parry::shape::Shape;
 
             /// Options of the cast for pairs that move relative to each
@@ -68,6 +68,11 @@ macro_rules! parry_world {
                 pub broad_ms: f64,
                 /// ms of the last step in the narrow phase (advancing included).
                 pub narrow_ms: f64,
+                /// Per frame, its turn over the step when its body turns:
+                /// a motion from the identity about the body's reference
+                /// point (in world coordinates), with the step's
+                /// displacement and rotation.
+                pub turn: Vec<Option<NonlinearRigidMotion>>,
             }
 
             impl ParryWorld {
@@ -95,6 +100,7 @@ macro_rules! parry_world {
                         hits: Vec::new(),
                         broad_ms: 0.0,
                         narrow_ms: 0.0,
+                        turn: Vec::new(),
                     }
                 }
 
@@ -107,7 +113,17 @@ macro_rules! parry_world {
                     self.body.push(body);
                     self.disp.push(disp);
                     if moving { self.moving.push(k) } else { self.fixed.push(k) }
+                    self.turn.push(None);
                     k
+                }
+
+                /// Frame `f` also turns about `pivot` (world) by `motion`'s
+                /// `angvel` each step: parry's nonlinear cast decides its pairs.
+                pub fn set_turn(&mut self, f: u32, pivot: Vector, mut motion: NonlinearRigidMotion) {
+                    motion.start = Pose::IDENTITY;
+                    motion.local_center = pivot;
+                    motion.linvel = self.disp[f as usize];
+                    self.turn[f as usize] = Some(motion);
                 }
 
                 /// One swept box per frame added, none computed yet (call
@@ -120,6 +136,15 @@ macro_rules! parry_world {
                 #[inline]
                 pub fn sweep_frame(&mut self, f: usize) {
                     let d = self.disp[f];
+                    if let Some(m) = &self.turn[f] {
+                        // Every pose of the turn: the ball about the pivot
+                        // that holds the shape, swept by the displacement.
+                        let (pivot, s) = (m.local_center, self.shapes[f].compute_bounding_sphere(&self.poses[f]));
+                        let r = (s.center - pivot).length() + s.radius;
+                        let (lo, hi) = (pivot.min(pivot + d), pivot.max(pivot + d));
+                        self.aabbs[f] = Aabb::new(lo - Vector::splat(r), hi + Vector::splat(r));
+                        return;
+                    }
                     let b = self.shapes[f].compute_aabb(&self.poses[f]);
                     self.aabbs[f] = Aabb::new(b.mins + d.min(Vector::ZERO), b.maxs + d.max(Vector::ZERO));
                 }
@@ -182,6 +207,18 @@ macro_rules! parry_world {
                     let (da, db) = (self.disp[a], self.disp[b]);
                     let (pa, pb) = (&self.poses[a], &self.poses[b]);
                     let (sa, sb) = (&*self.shapes[a], &*self.shapes[b]);
+                    if self.turn[a].is_some() || self.turn[b].is_some() {
+                        let motion = |f: usize, pose: &Pose| match &self.turn[f] {
+                            Some(m) => NonlinearRigidMotion {
+                                start: *pose,
+                                local_center: pose.inverse_transform_point(m.local_center),
+                                ..*m
+                            },
+                            None => NonlinearRigidMotion { linvel: self.disp[f], ..NonlinearRigidMotion::constant_position(*pose) },
+                        };
+                        let (ma, mb) = (motion(a, pa), motion(b, pb));
+                        return matches!(query::cast_shapes_nonlinear(&ma, sa, &mb, sb, 0.0, 1.0, true), Ok(Some(_)));
+                    }
                     if da == db {
                         query::intersection_test(pa, sa, pb, sb).map(|r| r.intersecting).unwrap_or(false)
                     } else {
@@ -210,7 +247,13 @@ macro_rules! parry_world {
                 pub fn advance(&mut self) {
                     for &f in &self.moving {
                         let f = f as usize;
-                        self.poses[f].translation += self.disp[f];
+                        match &mut self.turn[f] {
+                            Some(m) => {
+                                self.poses[f] = m.position_at_time(1.0) * self.poses[f];
+                                m.local_center += self.disp[f];
+                            }
+                            None => self.poses[f].translation += self.disp[f],
+                        }
                     }
                 }
 
