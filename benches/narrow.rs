@@ -180,8 +180,10 @@ fn queries(c: &mut Criterion) {
 
 /// Frames that turn within the step (`intersect_spinning`, tolerance
 /// 1e-3 of a unit frame) against the same pairs translating only
-/// (`intersect`): the paper's moving near pairs of cuboids, each turning
-/// about its centre by 0.1 rad, or a whole turn, about a random axis.
+/// (`intersect`), and against parry's `cast_shapes_nonlinear` with the
+/// same motions (convex hulls of the frames): the paper's moving near
+/// pairs of cuboids, each turning about its centre by 0.1 rad, or a whole
+/// turn, about one of three axes.
 fn spinning(c: &mut Criterion) {
     use fmbgrid::{Spin, intersect_spinning};
     let ps = pairs::<3>(5, N, FrameKind::Cuboid, FrameKind::Cuboid, true, Set::Near);
@@ -195,6 +197,14 @@ fn spinning(c: &mut Criterion) {
     g.bench_function("translating (intersect)", |b| {
         b.iter(|| ps.iter().filter(|(x, y)| intersect(black_box(x), black_box(y)).is_some()).count())
     });
+    use parry3d_f64::math::{Pose, Vector};
+    use parry3d_f64::query::{NonlinearRigidMotion, cast_shapes_nonlinear};
+    use parry3d_f64::shape::ConvexPolyhedron;
+    let hull = |f: &Frame<3>| {
+        let pts: Vec<Vector> = f.vertices().map(Vector::from_array).collect();
+        ConvexPolyhedron::from_convex_hull(&pts).expect("a solid hull")
+    };
+    let hulls: Vec<_> = ps.iter().map(|(x, y)| (hull(x), hull(y))).collect();
     for (name, angle) in [("0.1 rad a step", 0.1), ("a whole turn a step", std::f64::consts::TAU)] {
         let spun: Vec<_> =
             ps.iter().enumerate().map(|(k, (x, y))| (spin(x, angle, k), spin(y, -angle, k + 1))).collect();
@@ -204,6 +214,28 @@ fn spinning(c: &mut Criterion) {
                     .zip(&spun)
                     .filter(|((x, y), (sx, sy))| {
                         intersect_spinning(black_box(x), sx, black_box(y), sy, 1e-3).expect("valid").is_some()
+                    })
+                    .count()
+            })
+        });
+        // parry's nonlinear cast on the same pairs and motions.
+        let motion = |f: &Frame<3>, s: &Spin<3>| {
+            let (p, v, w) = (s.pivot(), f.velocity(), s.rotation());
+            NonlinearRigidMotion::new(
+                Pose::IDENTITY,
+                Vector::from_array(p),
+                Vector::from_array(v),
+                Vector::from_array(w),
+            )
+        };
+        let motions: Vec<_> = ps.iter().zip(&spun).map(|((x, y), (sx, sy))| (motion(x, sx), motion(y, sy))).collect();
+        g.bench_function(format!("{name}, parry cast_shapes_nonlinear"), |b| {
+            b.iter(|| {
+                hulls
+                    .iter()
+                    .zip(&motions)
+                    .filter(|((x, y), (mx, my))| {
+                        matches!(cast_shapes_nonlinear(mx, black_box(x), my, black_box(y), 0.0, 1.0, true), Ok(Some(_)))
                     })
                     .count()
             })

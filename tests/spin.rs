@@ -234,3 +234,75 @@ fn absurd_spins_and_tolerances_are_errors_or_bounded_work() {
     assert!(!c.time_within_tolerance && !c.box_within_tolerance);
     assert!(c.time[0] < 0.01 && c.time[1] > 0.99, "{c:?}");
 }
+
+/// parry's `cast_shapes_nonlinear` (the same motion: `NonlinearRigidMotion`
+/// about the pivot, the spin's rotation vector and the velocity per step)
+/// as a second oracle on random 3D pairs: where parry finds a first touch,
+/// the reported interval starts no later (unless the frames only graze
+/// there: FMB finds no overlap between parry's instant and ours); where
+/// only parry finds one, the frames never overlap at 1,001 instants (a
+/// touch, which is no contact here). Where only we find one, either the
+/// frames overlap (parry's cast misses it) or they come within the
+/// tolerance (checked by the main oracle test).
+#[test]
+fn first_contacts_against_parrys_nonlinear_cast() {
+    use parry3d_f64::math::{Pose, Vector};
+    use parry3d_f64::query::{NonlinearRigidMotion, cast_shapes_nonlinear};
+    use parry3d_f64::shape::ConvexPolyhedron;
+    let mut r = ChaCha8Rng::seed_from_u64(7);
+    let (mut both, mut parry_only, mut ours_only, mut grazing, mut parry_missed) = (0, 0, 0, 0, 0);
+    for i in 0..1_500 {
+        let a = random_frame::<3>(&mut r, 1.5).with_velocity(std::array::from_fn(|_| r.random_range(-1.0..1.0)));
+        let a = a.expect("valid");
+        let b = random_frame::<3>(&mut r, 1.5);
+        let (sa, sb) = (random_spin(&mut r, &a, 1 + i % 3), random_spin(&mut r, &b, 0));
+        let hull = |f: &Frame<3>| {
+            let pts: Vec<Vector> = f.vertices().map(Vector::from_array).collect();
+            ConvexPolyhedron::from_convex_hull(&pts).expect("a solid hull")
+        };
+        let (pivot, rate) = (Vector::from_array(sa.pivot()), sa.rotation());
+        let ma = NonlinearRigidMotion::new(
+            Pose::IDENTITY,
+            pivot,
+            Vector::from_array(a.velocity()),
+            Vector::from_array(rate),
+        );
+        let mb = NonlinearRigidMotion::constant_position(Pose::IDENTITY);
+        let theirs = cast_shapes_nonlinear(&ma, &hull(&a), &mb, &hull(&b), 0.0, 1.0, true).expect("supported");
+        let ours = intersect_spinning(&a, &sa, &b, &sb, 1e-3).expect("valid");
+        let overlap_at = |t: f64| overlaps(&sa.frame_at(&a, t).expect("placed"), &sb.frame_at(&b, t).expect("placed"));
+        match (theirs.map(|h| h.time_of_impact), ours) {
+            (Some(t), Some(c)) => {
+                both += 1;
+                if c.time[0] > t + 1e-6 {
+                    // Only a graze before ours: no overlap in between.
+                    let between = (0..=100).map(|k| t + (c.time[0] - t) * k as f64 / 100.0);
+                    assert!(
+                        !between.clone().any(|s| s < c.time[0] - 1e-9 && overlap_at(s)),
+                        "pair {i}: late {c:?} vs {t}"
+                    );
+                    grazing += 1;
+                }
+            }
+            (Some(t), None) => {
+                parry_only += 1;
+                assert!(
+                    !(0..=1_000).any(|k| overlap_at(k as f64 / 1_000.0)),
+                    "pair {i}: parry touches at {t}, we miss"
+                );
+            }
+            (None, Some(_)) => {
+                ours_only += 1;
+                // Within the tolerance (the main oracle test), or a contact
+                // parry's cast misses (FMB finds the frames overlapping).
+                parry_missed += usize::from((0..=1_000).any(|k| overlap_at(k as f64 / 1_000.0)));
+            }
+            (None, None) => {}
+        }
+    }
+    println!(
+        "both {both}, parry only {parry_only} (all grazes), ours only {ours_only} ({parry_missed} overlapping: \
+         parry misses), ours later than parry {grazing} (grazes)"
+    );
+    assert!(both > 100, "{both}");
+}

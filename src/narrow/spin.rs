@@ -132,6 +132,29 @@ impl<const D: usize> Spin<D> {
         Spin { pivot, rate }
     }
 
+    /// The pivot, where it is at the start of the step.
+    ///
+    /// ```
+    /// use fmbgrid::Spin;
+    /// assert_eq!(Spin::<2>::new([1.0, 2.0], 0.5)?.pivot(), [1.0, 2.0]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn pivot(&self) -> [f64; D] {
+        self.pivot
+    }
+
+    /// The turn over the whole step as a rotation vector (axis times
+    /// angle; 2D: `[0, 0, angle]`).
+    ///
+    /// ```
+    /// use fmbgrid::Spin;
+    /// assert_eq!(Spin::<2>::new([0.0; 2], 0.5)?.rotation(), [0.0, 0.0, 0.5]);
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn rotation(&self) -> [f64; 3] {
+        self.rate
+    }
+
     /// The turn's angle over the whole step, radians.
     ///
     /// ```
