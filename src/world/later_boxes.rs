@@ -3,9 +3,9 @@
 //! cost), and [`World::exact_boxes`] computes it for the few that need it.
 
 #[cfg(feature = "parallel")]
-use super::turning::turning_contact;
 use rayon::prelude::*;
 
+use super::turning::turning_contact;
 use super::{Motion, World};
 use crate::contact::{Contact, ContactDetail};
 use crate::error::WorldError;

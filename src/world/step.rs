@@ -29,7 +29,6 @@
 //! Steps 4–5 run in parallel chunks of slots with the `parallel` feature;
 //! each chunk writes its own reused buffer, concatenated in order.
 
-use super::turning::{frame_box, spin_of, turning_contact};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 #[cfg(feature = "parallel")]
@@ -38,6 +37,7 @@ use rayon::prelude::*;
 use super::apart::{ApartPairs, fixed_key, moving_key};
 use super::runaway::Found;
 use super::store::Meta;
+use super::turning::{frame_box, spin_of, turning_contact};
 use super::{BodyHandle, World};
 use crate::aabb::Aabb;
 use crate::contact::ContactDetail;
