@@ -14,7 +14,10 @@
 //! filters, fixed bodies given a velocity: `FixedVelocity`), remove (any handle
 //! ever issued, so stale handles after removal and slot reuse: `StaleHandle`
 //! and nothing changes), `set_pose`, `set_velocity` (fixed: `FixedBody`),
-//! `step` (random `dt`, 0 included), `query_aabb`, `query_frame`, `clear`.
+//! `set_angular_velocity` (fixed: `FixedBody`; the model decides a turning
+//! body's pairs with `intersect_spinning` at the world's tolerance, turns
+//! its pose and places its frames anew after each step), `step` (random
+//! `dt`, 0 included), `query_aabb`, `query_frame`, `clear`.
 //!
 //! After every operation the whole observable state is compared with the
 //! model: `len`, `bodies()` (handles, motion, pose, velocity, filter, body
@@ -40,8 +43,8 @@ use fmbgrid::{
 };
 use proptest::prelude::*;
 use world_support::{
-    accepts, add, at_rest, body_pairs_of, contact_bits, diff_contacts, displacement, expected_events, random_frame,
-    random_unit, rng, scale, sorted,
+    Turn, accepts, add, at_rest, body_pairs_of, contact_bits, diff_contacts, displacement, expected_events,
+    random_frame, random_unit, rng, scale, sorted, turning_pair,
 };
 
 thread_local! {
@@ -82,6 +85,8 @@ enum Op {
     Remove(usize),
     SetPose(usize, PoseSpec),
     SetVelocity(usize, [f64; 3]),
+    /// An angular velocity (2D: the last coordinate).
+    SetAngularVelocity(usize, [f64; 3]),
     Step(f64),
     QueryAabb([f64; 3], [f64; 3]),
     QueryFrame {
@@ -129,6 +134,8 @@ fn op() -> impl Strategy<Value = Op> {
         8 => any::<usize>().prop_map(Op::Remove),
         8 => (any::<usize>(), pose_spec()).prop_map(|(h, p)| Op::SetPose(h, p)),
         8 => (any::<usize>(), prop_oneof![4 => vec3(4.0), 1 => Just([0.0; 3])]).prop_map(|(h, v)| Op::SetVelocity(h, v)),
+        5 => (any::<usize>(), prop_oneof![3 => vec3(4.0), 1 => Just([0.0; 3])])
+            .prop_map(|(h, w)| Op::SetAngularVelocity(h, w)),
         25 => dt().prop_map(Op::Step),
         5 => (vec3(6.0), vec3(3.0)).prop_map(|(c, e)| Op::QueryAabb(c, e)),
         5 => (any::<u64>(), vec3(5.0), prop::option::of(vec3(3.0)))
@@ -191,11 +198,24 @@ struct MBody<const D: usize> {
     frames: Vec<Frame<D>>,
     pose: Pose<D>,
     velocity: [f64; D],
+    /// As a 3D rotation vector (2D: the last coordinate).
+    angular: [f64; 3],
     filter: (u32, u32),
     /// Placed at the pose, then advanced (origins translated, rebuilt).
     placed: Vec<Frame<D>>,
     /// The placed boxes, translated as the world does.
     boxes: Vec<Aabb<D>>,
+}
+
+impl<const D: usize> MBody<D>
+where
+    World<D>: Turn<D>,
+{
+    /// The body's turn over a step of `dt`, as the world decides it.
+    fn spin(&self, dt: f64) -> Option<fmbgrid::Spin<D>> {
+        let rate = self.angular.map(|w| w * dt);
+        (!self.fixed && rate != [0.0; 3]).then(|| <World<D> as Turn<D>>::spin(self.pose.translation(), rate))
+    }
 }
 
 #[derive(Default)]
@@ -213,7 +233,10 @@ fn place<const D: usize>(frames: &[Frame<D>], pose: &Pose<D>) -> Result<Vec<Fram
     frames.iter().enumerate().map(|(i, f)| pose.transform_frame(f).map_err(|_| i)).collect()
 }
 
-impl<const D: usize> Model<D> {
+impl<const D: usize> Model<D>
+where
+    World<D>: Turn<D>,
+{
     fn live(&self, h: BodyHandle) -> Option<usize> {
         self.bodies.iter().position(|b| b.alive && b.handle == h)
     }
@@ -226,21 +249,22 @@ impl<const D: usize> Model<D> {
         let mut flat = Vec::new();
         for (bi, b) in self.bodies.iter().enumerate().filter(|(_, b)| b.alive) {
             let d = displacement(b.velocity, dt);
+            let spin = b.spin(dt);
             for (k, f) in b.placed.iter().enumerate() {
                 let f = if b.fixed { *f } else { f.with_velocity(d).unwrap() };
-                flat.push((bi, FrameId { body: b.handle, index: k as u32 }, f));
+                flat.push((bi, FrameId { body: b.handle, index: k as u32 }, f, spin));
             }
         }
         let mut out = Vec::new();
-        for (i, (bi, ia, fa)) in flat.iter().enumerate() {
-            for (bj, ib, fb) in &flat[i + 1..] {
+        for (i, (bi, ia, fa, sa)) in flat.iter().enumerate() {
+            for (bj, ib, fb, sb) in &flat[i + 1..] {
                 let (a, b) = (&self.bodies[*bi], &self.bodies[*bj]);
                 if bi == bj || (a.fixed && b.fixed) || !accepts(a.filter, b.filter) {
                     continue;
                 }
-                if let Some(hit) = intersect(fa, fb) {
+                if let Some((aabb, time)) = turning_pair(fa, *sa, fb, *sb) {
                     let (x, y) = if ia < ib { (*ia, *ib) } else { (*ib, *ia) };
-                    out.push(Contact { a: x, b: y, aabb: hit.aabb, time: hit.time });
+                    out.push(Contact { a: x, b: y, aabb, time });
                 }
             }
         }
@@ -250,6 +274,17 @@ impl<const D: usize> Model<D> {
     fn advance(&mut self, dt: f64) {
         for b in self.bodies.iter_mut().filter(|b| b.alive && !b.fixed) {
             let d = displacement(b.velocity, dt);
+            if let Some(spin) = b.spin(dt) {
+                // The world's turn: the pose's columns turned as a frame's
+                // components are, then the frames placed anew.
+                let pivot = b.pose.translation();
+                let columns = Frame::cuboid(pivot, b.pose.linear()).expect("a pose's columns are a frame");
+                let linear = spin.frame_at(&columns, 1.0).expect("turned").components();
+                b.pose = Pose::new(linear, add(pivot, d)).unwrap();
+                b.placed = place(&b.frames, &b.pose).expect("a turned pose places its frames");
+                b.boxes = b.placed.iter().map(|f| f.aabb()).collect();
+                continue;
+            }
             b.pose = Pose::new(b.pose.linear(), add(b.pose.translation(), d)).unwrap();
             for (f, bx) in b.placed.iter_mut().zip(&mut b.boxes) {
                 *f = Frame::new(f.kind(), add(f.origin(), d), f.components()).unwrap();
@@ -263,7 +298,10 @@ impl<const D: usize> Model<D> {
 // Running and checking.
 // ---------------------------------------------------------------------------
 
-fn apply<const D: usize>(world: &mut World<D>, model: &mut Model<D>, op: &Op) -> Result<(), TestCaseError> {
+fn apply<const D: usize>(world: &mut World<D>, model: &mut Model<D>, op: &Op) -> Result<(), TestCaseError>
+where
+    World<D>: Turn<D>,
+{
     match op {
         Op::Insert { fixed, frames, shape_seed, pose, velocity, filter, frame_velocity } => {
             let frames = frames_of::<D>(*shape_seed, *frames, *frame_velocity);
@@ -301,6 +339,7 @@ fn apply<const D: usize>(world: &mut World<D>, model: &mut Model<D>, op: &Op) ->
                 frames: rest,
                 pose,
                 velocity,
+                angular: [0.0; 3],
                 filter: *filter,
                 placed,
                 boxes,
@@ -350,6 +389,19 @@ fn apply<const D: usize>(world: &mut World<D>, model: &mut Model<D>, op: &Op) ->
                 Some(i) => {
                     prop_assert_eq!(got, Ok(()));
                     model.bodies[i].velocity = v;
+                }
+                None => prop_assert_eq!(got, Err(WorldError::StaleHandle(h))),
+            }
+        }
+        Op::SetAngularVelocity(k, w) => {
+            let Some(h) = model.handle(*k) else { return Ok(()) };
+            let w = if D == 2 { [0.0, 0.0, w[2]] } else { *w };
+            let got = <World<D> as Turn<D>>::turn(world, h, w);
+            match model.live(h) {
+                Some(i) if model.bodies[i].fixed => prop_assert_eq!(got, Err(WorldError::FixedBody(h))),
+                Some(i) => {
+                    prop_assert_eq!(got, Ok(()));
+                    model.bodies[i].angular = w;
                 }
                 None => prop_assert_eq!(got, Err(WorldError::StaleHandle(h))),
             }
@@ -432,7 +484,10 @@ fn apply<const D: usize>(world: &mut World<D>, model: &mut Model<D>, op: &Op) ->
 }
 
 /// The whole observable state against the model.
-fn check_state<const D: usize>(world: &World<D>, model: &Model<D>) -> Result<(), TestCaseError> {
+fn check_state<const D: usize>(world: &World<D>, model: &Model<D>) -> Result<(), TestCaseError>
+where
+    World<D>: Turn<D>,
+{
     let alive: Vec<&MBody<D>> = model.bodies.iter().filter(|b| b.alive).collect();
     prop_assert_eq!(world.len(), alive.len());
     prop_assert_eq!(world.is_empty(), alive.is_empty());
@@ -446,6 +501,7 @@ fn check_state<const D: usize>(world: &World<D>, model: &Model<D>) -> Result<(),
         prop_assert_eq!(b.motion(), if m.fixed { Motion::Fixed } else { Motion::Moving });
         prop_assert_eq!(b.pose(), m.pose);
         prop_assert_eq!(b.velocity(), m.velocity);
+        prop_assert_eq!(b.angular_velocity(), m.angular);
         prop_assert_eq!(b.collision_filter(), m.filter);
         prop_assert_eq!(b.frames(), m.frames.as_slice());
         for (k, (f, bx)) in m.placed.iter().zip(&m.boxes).enumerate() {
@@ -473,7 +529,10 @@ fn check_state<const D: usize>(world: &World<D>, model: &Model<D>) -> Result<(),
     Ok(())
 }
 
-fn run<const D: usize>(cell: Option<f64>, ops: &[Op]) -> Result<(), TestCaseError> {
+fn run<const D: usize>(cell: Option<f64>, ops: &[Op]) -> Result<(), TestCaseError>
+where
+    World<D>: Turn<D>,
+{
     let config = match cell {
         Some(w) => WorldConfig::default().with_cell_size(w),
         None => WorldConfig::default(),

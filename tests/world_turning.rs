@@ -13,37 +13,9 @@
 
 mod world_support;
 
-use fmbgrid::{
-    Body, BodyHandle, Contact, ContactDetail, Frame, FrameId, Motion, SPIN_TOLERANCE, Spin, World, World2, World3,
-    WorldConfig, WorldError, intersect, intersect_spinning,
-};
+use fmbgrid::{Body, Contact, ContactDetail, Frame, FrameId, Motion, World, World2, World3, WorldConfig, WorldError};
 use rand::Rng;
-use world_support::{SceneParams, TestRng, build_world, random_scene, rng};
-
-/// A world's turning bodies' angular velocities, as the 3D rotation
-/// vector of both dimensions.
-trait Turn<const D: usize> {
-    fn turn(world: &mut World<D>, h: BodyHandle, w: [f64; 3]) -> Result<(), WorldError>;
-    fn spin(pivot: [f64; D], rate: [f64; 3]) -> Spin<D>;
-}
-
-impl Turn<2> for World2 {
-    fn turn(world: &mut World2, h: BodyHandle, w: [f64; 3]) -> Result<(), WorldError> {
-        world.set_angular_velocity(h, w[2])
-    }
-    fn spin(pivot: [f64; 2], rate: [f64; 3]) -> Spin<2> {
-        Spin::<2>::new(pivot, rate[2]).expect("valid spin")
-    }
-}
-
-impl Turn<3> for World3 {
-    fn turn(world: &mut World3, h: BodyHandle, w: [f64; 3]) -> Result<(), WorldError> {
-        world.set_angular_velocity(h, w)
-    }
-    fn spin(pivot: [f64; 3], rate: [f64; 3]) -> Spin<3> {
-        Spin::<3>::new(pivot, rate).expect("valid spin")
-    }
-}
+use world_support::{SceneParams, TestRng, Turn, build_world, random_scene, rng, turning_pair};
 
 /// The contacts of the next step of `dt`, by brute force.
 fn brute<const D: usize>(world: &World<D>, dt: f64) -> Vec<Contact<D>>
@@ -70,15 +42,7 @@ where
             if a.body == b.body || (*mf == Motion::Fixed && *mg == Motion::Fixed) {
                 continue;
             }
-            let hit = if sf.is_some() || sg.is_some() {
-                let still = |x: &Frame<D>| <World<D> as Turn<D>>::spin(x.origin(), [0.0; 3]);
-                let size = |x: &Frame<D>| x.aabb().extent().iter().fold(0.0_f64, |m, e| m.max(*e));
-                let tol = SPIN_TOLERANCE * size(f).max(size(g));
-                let (sf, sg) = (sf.unwrap_or_else(|| still(f)), sg.unwrap_or_else(|| still(g)));
-                intersect_spinning(f, &sf, g, &sg, tol).expect("valid").map(|c| (c.aabb, c.time))
-            } else {
-                intersect(f, g).map(|c| (c.aabb, c.time))
-            };
+            let hit = turning_pair(f, *sf, g, *sg);
             if let Some((aabb, time)) = hit {
                 let (a, b) = if a < b { (*a, *b) } else { (*b, *a) };
                 out.push(Contact { a, b, aabb, time });

@@ -478,13 +478,15 @@ impl<const D: usize> World<D> {
         let (moving, fixed) = (&self.moving, &self.fixed);
         let moved = |i: u32, m: &Meta| moving.frames[i as usize].moved(self.body_shift[m.rank as usize]);
         let detail = self.config.detail;
-        let (apart, coherent) = (&self.apart, detail != ContactDetail::Candidates);
+        // Temporal coherence only while no body turns: a turn moves a
+        // body's points farther than its odometer (its translation) says.
+        let (apart, coherent) = (&self.apart, detail != ContactDetail::Candidates && self.turning == 0);
         // The narrow phase, unless the pair is remembered apart (`apart.rs`):
         // item `i` of body rank `rank`, its partner `key` of body rank
         // `other` (`None`: fixed). No odometer is read without a narrow phase.
         let (spins, tolerance) = (&self.rank_spins, self.config.spin_tolerance);
         let narrow = |i: u32, rank: u32, key: u32, other: Option<u32>, f: &Frame<D>, g: &Frame<D>| {
-            // A turning pair: conservative, never remembered apart.
+            // A turning pair: conservative.
             if !spins.is_empty() {
                 let spin = |r: u32| spins.get(r as usize).copied().flatten();
                 let (sf, sg) = (spin(rank), other.and_then(spin));

@@ -8,8 +8,10 @@
 //!   pivot and the union of its enclosures), proven to contain every pose;
 //! * narrow: a pair with a turning frame is decided by
 //!   [`intersect_spinning`] (conservative, refined to the world's spin
-//!   tolerance) and never remembered apart (the gaps of `apart.rs` assume
-//!   translation);
+//!   tolerance); while any body has an angular velocity, no pair is
+//!   remembered apart or skipped (the gaps and odometers of `apart.rs`
+//!   count translation only: a body that turned would be closer than its
+//!   odometer says);
 //! * advance: the pose's linear part turns and the body's frames are
 //!   placed anew from the pose; their poses at the step's start are kept
 //!   for [`World::exact_boxes`] and [`World::contact_geometry`].

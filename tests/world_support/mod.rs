@@ -748,3 +748,55 @@ pub fn kind_label(k: FrameKind) -> &'static str {
         FrameKind::Tetrahedron => "tetra",
     }
 }
+
+// ---------------------------------------------------------------------------
+// Turning bodies.
+// ---------------------------------------------------------------------------
+
+/// Angular velocities and spins in code generic over the dimension, as
+/// the 3D rotation vector (2D: its last coordinate).
+pub trait Turn<const D: usize> {
+    fn turn(world: &mut World<D>, h: BodyHandle, w: [f64; 3]) -> Result<(), fmbgrid::WorldError>;
+    fn spin(pivot: [f64; D], rate: [f64; 3]) -> fmbgrid::Spin<D>;
+}
+
+impl Turn<2> for World<2> {
+    fn turn(world: &mut World<2>, h: BodyHandle, w: [f64; 3]) -> Result<(), fmbgrid::WorldError> {
+        world.set_angular_velocity(h, w[2])
+    }
+    fn spin(pivot: [f64; 2], rate: [f64; 3]) -> fmbgrid::Spin<2> {
+        fmbgrid::Spin::<2>::new(pivot, rate[2]).expect("valid spin")
+    }
+}
+
+impl Turn<3> for World<3> {
+    fn turn(world: &mut World<3>, h: BodyHandle, w: [f64; 3]) -> Result<(), fmbgrid::WorldError> {
+        world.set_angular_velocity(h, w)
+    }
+    fn spin(pivot: [f64; 3], rate: [f64; 3]) -> fmbgrid::Spin<3> {
+        fmbgrid::Spin::<3>::new(pivot, rate).expect("valid spin")
+    }
+}
+
+/// The contact of two frames (moving ones carrying their displacement)
+/// as a world with turning bodies decides it: `intersect_spinning` with
+/// the world's default tolerance when either turns (`spins`), else
+/// `intersect`.
+pub fn turning_pair<const D: usize>(
+    f: &Frame<D>,
+    sf: Option<fmbgrid::Spin<D>>,
+    g: &Frame<D>,
+    sg: Option<fmbgrid::Spin<D>>,
+) -> Option<(fmbgrid::Aabb<D>, [f64; 2])>
+where
+    World<D>: Turn<D>,
+{
+    if sf.is_none() && sg.is_none() {
+        return fmbgrid::intersect(f, g).map(|c| (c.aabb, c.time));
+    }
+    let still = |x: &Frame<D>| <World<D> as Turn<D>>::spin(x.origin(), [0.0; 3]);
+    let size = |x: &Frame<D>| x.aabb().extent().iter().fold(0.0_f64, |m, e| m.max(*e));
+    let tol = fmbgrid::SPIN_TOLERANCE * size(f).max(size(g));
+    let (sf, sg) = (sf.unwrap_or_else(|| still(f)), sg.unwrap_or_else(|| still(g)));
+    fmbgrid::intersect_spinning(f, &sf, g, &sg, tol).expect("valid tolerance").map(|c| (c.aabb, c.time))
+}
