@@ -14,7 +14,9 @@
 //! * `pairs.rs`: candidate pairs from the cell lists, each pair once;
 //! * [`narrow`]: FMB — [`overlaps`] (the predicate), [`intersect`] (the
 //!   exact box of the intersection and the contact interval) and
-//!   [`overlap_interval`] (the interval alone);
+//!   [`overlap_interval`] (the interval alone); for frames that also turn
+//!   within the step, [`intersect_spinning`] (FMB on translating frames
+//!   that enclose the turning ones, refined to a tolerance: conservative);
 //! * [`Contact`] and [`ContactEvent`]: what a step reports;
 //! * [`query`]: more about two frames than whether they meet: their
 //!   distance and closest points, the penetration depth and normal, the
