@@ -147,6 +147,27 @@ impl<const D: usize> Frame<D> {
         Ok(frame)
     }
 
+    /// A frame from parts whose inverse is already known (a valid frame's
+    /// turned, scaled or translated: the enclosures of turning frames),
+    /// without the degeneracy checks of [`Frame::new`]; `reach` is a
+    /// precision bound no larger than the new frame's own (the original
+    /// frame's, for a frame at least as large). The range rule is checked
+    /// on the swept box.
+    pub(crate) fn from_inverse(
+        kind: FrameKind,
+        origin: [f64; D],
+        comps: [[f64; D]; D],
+        inv: [[f64; D]; D],
+        velocity: [f64; D],
+        reach: f32,
+    ) -> Result<Self, FrameError> {
+        let mut frame = Frame { kind, origin, comps, velocity, inv, aabb: Aabb::EMPTY, reach };
+        frame.aabb = frame.compute_aabb();
+        // Also refuses a non-finite box: NaN is beyond any reach.
+        frame.check_range()?;
+        Ok(frame)
+    }
+
     /// The [range rule](crate::range) on the (swept) box.
     fn check_range(&self) -> Result<(), FrameError> {
         match range::beyond(&self.aabb, &[0.0; D], self.reach) {

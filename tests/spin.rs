@@ -36,7 +36,9 @@ fn random_frame<const D: usize>(r: &mut ChaCha8Rng, spread: f64) -> Frame<D> {
 }
 
 /// A spin of one of the classes: none, slow (≤ 0.1 rad), fast (to 3 rad),
-/// a whole turn, about a pivot near the frame.
+/// a whole turn, about a pivot near the frame or, one time in three, far
+/// from it (a frame of a larger body: its enclosures follow its own
+/// centre's arc).
 fn random_spin<const D: usize>(r: &mut ChaCha8Rng, f: &Frame<D>, class: usize) -> Spin<D> {
     let angle = match class {
         0 => 0.0,
@@ -45,7 +47,8 @@ fn random_spin<const D: usize>(r: &mut ChaCha8Rng, f: &Frame<D>, class: usize) -
         _ => std::f64::consts::TAU * if r.random_bool(0.5) { 1.0 } else { -1.0 },
     };
     let centre = f.vertices().fold([0.0; D], |p, v| std::array::from_fn(|k| p[k] + v[k] / f.vertex_count() as f64));
-    let pivot: [f64; D] = std::array::from_fn(|k| centre[k] + r.random_range(-0.5..0.5));
+    let reach = if r.random_bool(1.0 / 3.0) { 4.0 } else { 0.5 };
+    let pivot: [f64; D] = std::array::from_fn(|k| centre[k] + r.random_range(-reach..reach));
     spin_of(pivot, angle, r)
 }
 
