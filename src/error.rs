@@ -117,6 +117,12 @@ pub enum FrameError {
         /// The value given.
         value: f64,
     },
+    /// A ray's length that is not a number in `[0, 1e15]`.
+    #[error("ray length {} must be a number from 0 to 1e15", Num(*value))]
+    BadRayLength {
+        /// The value given.
+        value: f64,
+    },
     /// Half extents of an oriented box must be positive.
     #[error("half extent {index} is {}, it must be positive", Num(*value))]
     NonPositiveExtent {

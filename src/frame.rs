@@ -83,7 +83,7 @@ pub type Frame2 = Frame<2>;
 /// A 3D frame: parallelepiped or tetrahedron.
 pub type Frame3 = Frame<3>;
 
-fn check_coords<const D: usize>(what: &'static str, v: &[f64; D]) -> Result<(), FrameError> {
+pub(crate) fn check_coords<const D: usize>(what: &'static str, v: &[f64; D]) -> Result<(), FrameError> {
     for &value in v {
         if !value.is_finite() {
             return Err(FrameError::NonFinite { what, value });

@@ -53,7 +53,7 @@ fn run<const D: usize>(
         let dir = if from_inside { random_dir(&mut r) } else { sub(target, origin) };
         let len = 2.0;
         t.rays += 1;
-        let hit = ray_cast(&f, origin, dir, len);
+        let hit = ray_cast(&f, origin, dir, len).expect("valid ray");
         if from_inside {
             assert_eq!(hit.map(|h| (h.time, h.normal)), Some((0.0, [0.0; D])), "ray {i} from inside\n{f:?}");
             continue;
@@ -125,4 +125,61 @@ fn ray_cast_2d_against_the_facets_and_parry() {
         let ray = Ray::new(Vector::from_array(o), Vector::from_array(d));
         shape.cast_ray_and_get_normal(&pose, &ray, len, true).map(|h| (h.time_of_impact, h.normal.to_array()))
     });
+}
+
+/// Non-finite or out-of-range numbers are refused with an error, never
+/// answered: a NaN origin or direction used to give a hit at 0.
+#[test]
+fn bad_rays_are_refused() {
+    use fmbgrid::FrameError;
+    let f = Frame3::from_aabb([2.0, -1.0, -1.0], [3.0, 1.0, 1.0]).expect("valid");
+    let (o, d) = ([0.0; 3], [1.0, 0.0, 0.0]);
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        assert!(matches!(ray_cast(&f, [bad, 0.0, 0.0], d, 10.0), Err(FrameError::NonFinite { .. })));
+        assert!(matches!(ray_cast(&f, o, [1.0, bad, 0.0], 10.0), Err(FrameError::NonFinite { .. })));
+        assert!(matches!(ray_cast(&f, o, d, bad), Err(FrameError::BadRayLength { .. })));
+    }
+    assert!(matches!(ray_cast(&f, [1e16, 0.0, 0.0], d, 10.0), Err(FrameError::TooLarge { .. })));
+    assert!(matches!(ray_cast(&f, o, d, -1.0), Err(FrameError::BadRayLength { .. })));
+    assert!(matches!(ray_cast(&f, o, d, 2e15), Err(FrameError::BadRayLength { .. })));
+    // A zero direction is a point: inside hits at 0, outside misses.
+    assert_eq!(ray_cast(&f, [2.5, 0.0, 0.0], [0.0; 3], 1.0).expect("valid").map(|h| h.time), Some(0.0));
+    assert_eq!(ray_cast(&f, o, [0.0; 3], 1.0).expect("valid"), None);
+}
+
+/// Translating a frame and its ray by 1e3, or scaling both by 8, moves the
+/// hit with them: the same time (a scaled ray keeps its parameter) up to
+/// round-off, and the same normal but at ties between faces (rays through
+/// an edge or a vertex), which must stay rare.
+#[test]
+fn ray_cast_is_invariant_under_translation_and_scale() {
+    let mut r = rng(103);
+    let (mut rays, mut hits, mut normals_differ) = (0, 0, 0);
+    for i in 0..20_000 {
+        let (f, _) = gen_pair::<3>(Set::for_index(i), false, &mut r);
+        let centre = f.vertices().fold([0.0; 3], |p, v| add(p, mul(v, 1.0 / f.vertex_count() as f64)));
+        let size = f.components().iter().map(|c| norm(*c)).sum::<f64>();
+        let target = add(centre, mul(random_dir(&mut r), r.random_range(0.0..0.6) * size));
+        let origin = add(target, mul(random_dir(&mut r), 2.0 * size));
+        let dir = sub(target, origin);
+        let Some(base) = ray_cast(&f, origin, dir, 2.0).expect("valid ray") else { continue };
+        rays += 1;
+        let shift = [1e3, -1e3, 5e2];
+        let moved = Frame3::new(f.kind(), add(f.origin(), shift), f.components()).expect("valid");
+        let scaled = Frame3::new(f.kind(), mul(f.origin(), 8.0), f.components().map(|c| mul(c, 8.0))).expect("valid");
+        let poses = [
+            (moved, add(origin, shift), dir, 1e-9 * (1e3 + size)),
+            (scaled, mul(origin, 8.0), mul(dir, 8.0), 1e-9 * size),
+        ];
+        for (g, o, d, tol) in poses {
+            // A miss after the move must be a touch within round-off: counted below.
+            let Some(hit) = ray_cast(&g, o, d, 2.0).expect("valid ray") else { continue };
+            hits += 1;
+            let off = (hit.time - base.time).abs() * norm(dir);
+            assert!(off <= tol, "ray {i}: time {} against {} ({off} off)", hit.time, base.time);
+            normals_differ += usize::from(dot(hit.normal, base.normal) < 1.0 - 1e-6);
+        }
+    }
+    assert!(hits * 100 >= rays * 2 * 99, "{hits} hits of {rays} rays in two poses");
+    assert!(normals_differ * 100 <= hits, "{normals_differ} normals differ in {hits} hits");
 }

@@ -4,7 +4,9 @@
 //! with edits, for random rays and for the rays that stress a grid walk:
 //! starting inside a frame, grazing an edge, running along a face,
 //! nearly along an axis (a component of round-off or subnormal), and
-//! crossing a million empty cells.
+//! crossing thousands of empty cells between two clusters (walked) or a
+//! million of them (longer in cells than the world has frames: every
+//! frame tested instead).
 
 mod world_support;
 
@@ -31,7 +33,8 @@ fn check_ray<const D: usize>(
     len: f64,
     what: &str,
 ) -> usize {
-    let mut want: Vec<_> = all.iter().filter_map(|(id, f)| ray_cast(f, o, d, len).map(|h| (*id, h))).collect();
+    let mut want: Vec<_> =
+        all.iter().filter_map(|(id, f)| ray_cast(f, o, d, len).expect("valid ray").map(|h| (*id, h))).collect();
     want.sort_unstable_by(|(a, h), (b, k)| h.time.total_cmp(&k.time).then(a.cmp(b)));
     let got = world.cast_ray_all(o, d, len).expect("a valid ray");
     assert_eq!(got, want, "{what}: all hits of {o:?} + s {d:?}, s ≤ {len}");
@@ -151,6 +154,34 @@ fn rays_and_points_equal_brute_force_2d() {
     scenes::<2>(92, SceneParams::uniform(800, 2));
 }
 
+/// Two clusters of 3,000 unit boxes each, 5,000 cells apart: rays from
+/// one to the other walk the grid across the empty cells between them
+/// (fewer cells than frames), and find what brute force finds.
+#[test]
+fn rays_walk_thousands_of_empty_cells_between_clusters() {
+    let mut r = rng(95);
+    let mut world = World::<3>::new(WorldConfig::default().with_cell_size(1.0));
+    for (k, x) in [0.0, 5000.0].into_iter().enumerate() {
+        for _ in 0..3000 {
+            let at: [f64; 3] = std::array::from_fn(|i| if i == 0 { x } else { 0.0 } + r.random_range(0.0..20.0));
+            let f = Frame::from_aabb(at, at.map(|c| c + 0.8)).unwrap();
+            world.insert(if k == 0 { Body::fixed(vec![f]) } else { Body::moving(vec![f]) }).unwrap();
+        }
+    }
+    world.step(0.0).unwrap();
+    let all = frames(&world);
+    let mut hits = 0;
+    for i in 0..200 {
+        let o: [f64; 3] = std::array::from_fn(|_| r.random_range(0.0..20.0));
+        let to: [f64; 3] = std::array::from_fn(|k| if k == 0 { 5000.0 } else { 0.0 } + r.random_range(0.0..20.0));
+        let d = std::array::from_fn(|k| to[k] - o[k]);
+        hits += check_ray(&world, &all, o, d, 1.1, &format!("cluster ray {i}"));
+    }
+    assert!(hits > 200, "{hits} hits: the rays must meet both clusters");
+}
+
+/// Longer in cells than the world has frames: every frame is tested
+/// instead of walking a million cells, with the same answers.
 #[test]
 fn a_ray_across_a_million_empty_cells() {
     let mut world = World::<3>::new(WorldConfig::default().with_cell_size(1.0));

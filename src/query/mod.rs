@@ -14,7 +14,7 @@ mod contact_set;
 mod distance;
 mod first_contact;
 mod penetration;
-mod ray;
+pub(crate) mod ray;
 
 pub(crate) use axes::{each_face_normal, range};
 pub use contact_set::{ContactSet, FEATURE_TOL};

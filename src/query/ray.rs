@@ -7,7 +7,8 @@
 //! Liang–Barsky clip of `s ∈ [0, max]` by `D` to `2D` half-lines. The face
 //! of the last constraint to admit the ray is the one it enters through.
 
-use crate::frame::{Frame, FrameKind};
+use crate::error::FrameError;
+use crate::frame::{Frame, FrameKind, MAX_COORDINATE, check_coords};
 use crate::math::{dot, mul_rows, sub};
 
 /// Where a ray meets a frame.
@@ -26,18 +27,40 @@ pub struct RayHit<const D: usize> {
 /// ray `origin + s · dir`, `0 ≤ s ≤ max_time`, or `None` when the ray
 /// misses it. The frame is closed: a ray that touches a face, an edge or
 /// a vertex hits it there; one that starts inside (or on the boundary)
-/// hits at `0`.
+/// hits at `0`, whatever its direction (a zero direction too).
+///
+/// # Errors
+/// [`FrameError::NonFinite`] or [`FrameError::TooLarge`] for an origin or
+/// a direction that is not finite within ±1e15;
+/// [`FrameError::BadRayLength`] for a `max_time` that is not a number in
+/// `[0, 1e15]`.
 ///
 /// ```
 /// use fmbgrid::{Frame2, query::ray_cast};
 /// let f = Frame2::from_aabb([2.0, -1.0], [3.0, 1.0])?;
-/// let hit = ray_cast(&f, [0.0, 0.0], [1.0, 0.0], 10.0).unwrap();
+/// let hit = ray_cast(&f, [0.0, 0.0], [1.0, 0.0], 10.0)?.unwrap();
 /// assert_eq!((hit.time, hit.normal), (2.0, [-1.0, 0.0]));
-/// assert!(ray_cast(&f, [0.0, 0.0], [1.0, 0.0], 1.5).is_none()); // too short
-/// assert!(ray_cast(&f, [0.0, 0.0], [-1.0, 0.0], 10.0).is_none()); // away
+/// assert!(ray_cast(&f, [0.0, 0.0], [1.0, 0.0], 1.5)?.is_none()); // too short
+/// assert!(ray_cast(&f, [0.0, 0.0], [-1.0, 0.0], 10.0)?.is_none()); // away
+/// assert!(ray_cast(&f, [f64::NAN, 0.0], [1.0, 0.0], 10.0).is_err());
 /// # Ok::<(), fmbgrid::FrameError>(())
 /// ```
-pub fn ray_cast<const D: usize>(f: &Frame<D>, origin: [f64; D], dir: [f64; D], max_time: f64) -> Option<RayHit<D>> {
+pub fn ray_cast<const D: usize>(
+    f: &Frame<D>,
+    origin: [f64; D],
+    dir: [f64; D],
+    max_time: f64,
+) -> Result<Option<RayHit<D>>, FrameError> {
+    check_coords("ray origin", &origin)?;
+    check_coords("ray direction", &dir)?;
+    if !(0.0..=MAX_COORDINATE).contains(&max_time) {
+        return Err(FrameError::BadRayLength { value: max_time });
+    }
+    Ok(cast(f, origin, dir, max_time))
+}
+
+/// [`ray_cast`] on numbers already checked (the world's rays).
+pub(crate) fn cast<const D: usize>(f: &Frame<D>, origin: [f64; D], dir: [f64; D], max_time: f64) -> Option<RayHit<D>> {
     let () = Frame::<D>::SUPPORTED;
     let inv = f.inv();
     let x0 = mul_rows(inv, &sub(&origin, &f.origin()));

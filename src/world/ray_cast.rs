@@ -19,7 +19,8 @@ use crate::aabb::Aabb;
 use crate::error::WorldError;
 use crate::frame::Frame;
 use crate::grid::walk_ray;
-use crate::query::{RayHit, ray_cast};
+use crate::query::RayHit;
+use crate::query::ray::cast as ray_cast;
 
 impl<const D: usize> World<D> {
     /// The first frame the ray `origin + s · dir`, `0 ≤ s ≤ max_time`, meets
