@@ -28,7 +28,7 @@ use crate::narrow::{Spin, intersect_spinning, swept_aabb};
 
 /// The relative spin tolerance by default: a pair of turning frames is
 /// refined until its enclosures are within this share of the larger
-/// frame's box of the true frames.
+/// frame's own box (at rest, not swept by the step) of the true frames.
 pub const SPIN_TOLERANCE: f64 = 1e-3;
 
 /// The turn of the moving body in `slot` over a step of `dt`, if it turns.
@@ -68,7 +68,8 @@ pub(super) fn turning_contact<const D: usize>(
     if detail == ContactDetail::Candidates {
         return swept_aabb(f, &sf).intersection(&swept_aabb(g, &sg)).map(|b| (b, [0.0, 1.0]));
     }
-    let size = |x: &Frame<D>| x.aabb().extent().iter().fold(0.0_f64, |m, e| m.max(*e));
+    // The frame's own size, at rest (not its box swept by the step).
+    let size = |x: &Frame<D>| x.at(0.0).aabb().extent().iter().fold(0.0_f64, |m, e| m.max(*e));
     let tol = tolerance.unwrap_or_else(|| SPIN_TOLERANCE * size(f).max(size(g)));
     // The tolerance is positive: a configured one is checked, and a frame's
     // box has a positive extent.

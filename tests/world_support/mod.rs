@@ -795,7 +795,13 @@ where
         return fmbgrid::intersect(f, g).map(|c| (c.aabb, c.time));
     }
     let still = |x: &Frame<D>| <World<D> as Turn<D>>::spin(x.origin(), [0.0; 3]);
-    let size = |x: &Frame<D>| x.aabb().extent().iter().fold(0.0_f64, |m, e| m.max(*e));
+    // The larger frame's own box (at rest, not swept).
+    let size = |x: &Frame<D>| {
+        let (lo, hi) = x.vertices().fold(([f64::INFINITY; D], [f64::NEG_INFINITY; D]), |(lo, hi), v| {
+            (std::array::from_fn(|k| lo[k].min(v[k])), std::array::from_fn(|k| hi[k].max(v[k])))
+        });
+        (0..D).map(|k| hi[k] - lo[k]).fold(0.0_f64, f64::max)
+    };
     let tol = fmbgrid::SPIN_TOLERANCE * size(f).max(size(g));
     let (sf, sg) = (sf.unwrap_or_else(|| still(f)), sg.unwrap_or_else(|| still(g)));
     fmbgrid::intersect_spinning(f, &sf, g, &sg, tol).expect("valid tolerance").map(|c| (c.aabb, c.time))
