@@ -5,7 +5,8 @@
 //!
 //! Also `World::query_aabb` after a step (the moving frames through the
 //! step's cell list) and after an edit (every moving frame tested), side by
-//! side; `World::cast_ray` and `World::query_point` after a step.
+//! side; `World::cast_ray` and `World::query_point` after a step;
+//! `World::contact_geometry` on every contact of a step.
 //!
 //! `cargo bench --bench world` (filter e.g. `-- uniform`); single thread
 //! unless `FMBGRID_THREADS` says otherwise. The parry comparison is in the
@@ -131,6 +132,25 @@ fn world_rays(c: &mut Criterion) {
     g.finish();
 }
 
+/// `World::contact_geometry` (first contact's instant, normal and contact
+/// set, or depth and manifold for frames overlapping from the start) on
+/// every contact of a step of the uniform 10k scene, beside that step
+/// itself: what asking for the geometry of every contact costs.
+fn world_contact_geometry(c: &mut Criterion) {
+    let mut g = c.benchmark_group("world/contact_geometry");
+    g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    let mut sim = scenes::uniform(10_000, 1).world(WorldConfig::default()).expect("valid scene");
+    sim.step();
+    sim.prepare();
+    sim.step();
+    let contacts = sim.world.contacts().to_vec();
+    g.throughput(Throughput::Elements(contacts.len() as u64));
+    g.bench_function(format!("uniform/10000/every contact ({})", contacts.len()), |b| {
+        b.iter(|| contacts.iter().filter(|k| sim.world.contact_geometry(k).is_ok()).count())
+    });
+    g.finish();
+}
+
 fn run(c: &mut Criterion) {
     let threads = std::env::var("FMBGRID_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
     // Criterion is not `Send`: size the global pool instead of installing one.
@@ -143,6 +163,7 @@ fn run(c: &mut Criterion) {
     world_step(c);
     world_query(c);
     world_rays(c);
+    world_contact_geometry(c);
 }
 
 criterion_group!(benches, run);
