@@ -440,7 +440,6 @@ impl<const D: usize> Frame<D> {
 
     /// The frame with its box replaced (a snapshot's, checked by the
     /// caller to be this frame's box up to round-off).
-    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     pub(crate) fn with_aabb(mut self, aabb: Aabb<D>) -> Self {
         self.aabb = aabb;
         self

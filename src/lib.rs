@@ -70,6 +70,7 @@
 
 pub mod aabb;
 mod contact;
+pub mod distributed;
 pub mod error;
 #[cfg(feature = "cli")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]

@@ -17,6 +17,7 @@ mod runaway;
 mod snapshot;
 mod step;
 mod store;
+mod transfer;
 mod turning;
 
 pub use body::{Body, BodyHandle, FrameId, Motion};
@@ -27,7 +28,9 @@ pub use pose::{Pose, Pose2, Pose3};
 pub use proximity::Proximity;
 pub use runaway::Runaway;
 pub use snapshot::WorldSnapshot;
+pub(crate) use transfer::Placed;
 pub use turning::SPIN_TOLERANCE;
+pub(crate) use turning::body_spin;
 
 use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactDetail, ContactEvent};
@@ -239,7 +242,7 @@ pub type World2 = World<2>;
 /// A 3D world.
 pub type World3 = World<3>;
 
-fn check_vector<const D: usize>(what: &'static str, v: &[f64; D]) -> Result<(), WorldError> {
+pub(crate) fn check_vector<const D: usize>(what: &'static str, v: &[f64; D]) -> Result<(), WorldError> {
     match v.iter().find(|x| !x.is_finite() || x.abs() > MAX_COORDINATE) {
         Some(&value) => Err(WorldError::BadNumber { what, value }),
         None => Ok(()),

@@ -71,7 +71,7 @@ impl<const D: usize> World<D> {
     }
 
     /// The handle of the live body in `slot`.
-    fn handle_of(&self, slot: u32) -> BodyHandle {
+    pub(crate) fn handle_of(&self, slot: u32) -> BodyHandle {
         BodyHandle { index: slot, generation: self.generation(slot) }
     }
 
@@ -87,6 +87,29 @@ impl<const D: usize> World<D> {
     /// body at most once): the first one's error with [`Runaway::Refuse`];
     /// else each is parked, its displacement of this step (by rank, in
     /// `next_shift`, when known) set to zero.
+    /// The moving bodies a step of `dt` would find runaway, in handle
+    /// order, each with its bad displacement coordinate when that is the
+    /// reason: [`World::step`]'s own check, without changing anything.
+    pub(crate) fn runaways(&self, dt: f64) -> Vec<(BodyHandle, Option<f64>)> {
+        self.runaways_by_body(dt).map(|f| (self.handle_of(f.slot), f.bad_number)).collect()
+    }
+
+    /// Stops a moving body for this step as a parked runaway does (no
+    /// velocity, no turn); the distributed world parks before its ghosts
+    /// leave.
+    pub(crate) fn park(&mut self, h: BodyHandle) {
+        if let Ok(stored) = self.stored_mut(h) {
+            let turned = stored.body.angular_velocity != [0.0; 3];
+            stored.body.velocity = [0.0; D];
+            stored.body.angular_velocity = [0.0; 3];
+            if turned {
+                self.turning -= 1;
+                self.apart_stale = true;
+            }
+            self.contacts_current = false;
+        }
+    }
+
     pub(super) fn handle_runaways(&mut self) -> Result<(), WorldError> {
         if self.runaways.is_empty() {
             return Ok(());

@@ -176,23 +176,8 @@ impl<const D: usize> World<D> {
         self.parked.clear();
         self.runaways.clear();
         if !self.moving_fresh {
-            for (slot, s) in self.slots.iter().enumerate() {
-                if let Some(stored) = s.stored.as_ref().filter(|st| st.body.motion == super::Motion::Moving) {
-                    let (bad_number, leaves) = match displacement(&stored.body.velocity, dt) {
-                        Err(value) => (Some(value), false),
-                        Ok(d) => {
-                            let spin = spin_of(&self.slots, slot as u32, dt);
-                            (
-                                None,
-                                stored.at.iter().any(|&at| turned_leaves(&self.moving.frames[at as usize], &d, spin)),
-                            )
-                        }
-                    };
-                    if bad_number.is_some() || leaves {
-                        self.runaways.push(Found { slot: slot as u32, rank: u32::MAX, bad_number });
-                    }
-                }
-            }
+            let found: Vec<Found> = self.runaways_by_body(dt).collect();
+            self.runaways.extend(found);
             self.handle_runaways()?;
             return Ok(false);
         }
@@ -220,6 +205,23 @@ impl<const D: usize> World<D> {
         }
         self.handle_runaways()?;
         Ok(true)
+    }
+
+    /// The runaway bodies of a step of `dt`, body by body in slot order
+    /// (the check when the stores changed since the last step, and a
+    /// distributed world's check before its ghosts leave).
+    pub(super) fn runaways_by_body(&self, dt: f64) -> impl Iterator<Item = Found> + '_ {
+        self.slots.iter().enumerate().filter_map(move |(slot, s)| {
+            let stored = s.stored.as_ref().filter(|st| st.body.motion == super::Motion::Moving)?;
+            let (bad_number, leaves) = match displacement(&stored.body.velocity, dt) {
+                Err(value) => (Some(value), false),
+                Ok(d) => {
+                    let spin = spin_of(&self.slots, slot as u32, dt);
+                    (None, stored.at.iter().any(|&at| turned_leaves(&self.moving.frames[at as usize], &d, spin)))
+                }
+            };
+            (bad_number.is_some() || leaves).then_some(Found { slot: slot as u32, rank: u32::MAX, bad_number })
+        })
     }
 
     /// Each moving body's displacement over a step of `dt`, by rank, into

@@ -20,7 +20,7 @@
 //! are the translating ones, bit for bit.
 
 use super::store::Meta;
-use super::{BodyHandle, FrameId, Motion, Slot, World, WorldError, check_vector};
+use super::{Body, BodyHandle, FrameId, Motion, Slot, World, WorldError, check_vector};
 use crate::aabb::Aabb;
 use crate::contact::ContactDetail;
 use crate::frame::Frame;
@@ -33,7 +33,11 @@ pub const SPIN_TOLERANCE: f64 = 1e-3;
 
 /// The turn of the moving body in `slot` over a step of `dt`, if it turns.
 pub(super) fn spin_of<const D: usize>(slots: &[Slot<D>], slot: u32, dt: f64) -> Option<Spin<D>> {
-    let body = &slots.get(slot as usize)?.stored.as_ref()?.body;
+    body_spin(&slots.get(slot as usize)?.stored.as_ref()?.body, dt)
+}
+
+/// The turn of `body` over a step of `dt`, if it is moving and turns.
+pub(crate) fn body_spin<const D: usize>(body: &Body<D>, dt: f64) -> Option<Spin<D>> {
     let rate = body.angular_velocity.map(|w| w * dt);
     (body.motion == Motion::Moving && rate != [0.0; 3]).then(|| Spin::from_parts(body.pose.translation(), rate))
 }

@@ -1,0 +1,140 @@
+//! How the ranks of a distributed world talk: one bulk-synchronous
+//! exchange, every rank sending a buffer of words to every rank. MPI
+//! (`MpiComm`, feature `mpi`) between processes; [`LocalComm`] between
+//! threads of one process, for tests and for trying a split on one
+//! machine.
+
+use std::sync::{Arc, Barrier, Mutex};
+
+/// A group of ranks that exchange buffers of `u64` words collectively:
+/// every rank of the group must call [`Comm::exchange`] the same number
+/// of times, in the same order.
+pub trait Comm {
+    /// This rank, `0..size()`.
+    fn rank(&self) -> usize;
+    /// How many ranks the group has.
+    fn size(&self) -> usize;
+    /// Sends `out[r]` to rank `r` (one buffer per rank, this one's own
+    /// included) and returns what each rank sent to this one, by rank.
+    fn exchange(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>>;
+
+    /// Every rank's `mine`, by rank, on every rank.
+    fn all_gather(&self, mine: Vec<u64>) -> Vec<Vec<u64>> {
+        self.exchange(vec![mine; self.size()])
+    }
+}
+
+/// Ranks that are threads of one process, exchanging through shared
+/// memory: [`LocalComm::group`] makes one per rank, to move each into its
+/// own thread.
+///
+/// ```
+/// use fmbgrid::distributed::{Comm, LocalComm};
+/// let sums: Vec<u64> = std::thread::scope(|s| {
+///     let ranks = LocalComm::group(3).into_iter().map(|c| {
+///         s.spawn(move || c.all_gather(vec![c.rank() as u64]).iter().map(|b| b[0]).sum())
+///     });
+///     ranks.collect::<Vec<_>>().into_iter().map(|h| h.join().unwrap()).collect()
+/// });
+/// assert_eq!(sums, [3, 3, 3]);
+/// ```
+#[derive(Debug)]
+pub struct LocalComm {
+    rank: usize,
+    size: usize,
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    barrier: Barrier,
+    /// `mail[to][from]`: what `from` sent to `to` in the current exchange.
+    mail: Mutex<Vec<Vec<Vec<u64>>>>,
+}
+
+impl LocalComm {
+    /// One communicator per rank of a group of `size` ranks (at least 1).
+    pub fn group(size: usize) -> Vec<LocalComm> {
+        let size = size.max(1);
+        let shared =
+            Arc::new(Shared { barrier: Barrier::new(size), mail: Mutex::new(vec![vec![Vec::new(); size]; size]) });
+        (0..size).map(|rank| LocalComm { rank, size, shared: Arc::clone(&shared) }).collect()
+    }
+}
+
+impl Comm for LocalComm {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn size(&self) -> usize {
+        self.size
+    }
+
+    fn exchange(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+        let lock = || self.shared.mail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        {
+            let mut mail = lock();
+            for (to, buf) in out.into_iter().enumerate().take(mail.len()) {
+                mail[to][self.rank] = buf;
+            }
+        }
+        // Everyone has written before anyone reads, and everyone has read
+        // before the next exchange writes.
+        self.shared.barrier.wait();
+        let received = std::mem::replace(&mut lock()[self.rank], vec![Vec::new(); self.size]);
+        self.shared.barrier.wait();
+        received
+    }
+}
+
+/// MPI between processes (`mpirun -np N`): the exchange is an
+/// `MPI_Alltoall` of the counts, then an `MPI_Alltoallv` of the words.
+#[cfg(feature = "mpi")]
+pub struct MpiComm {
+    world: mpi::topology::SimpleCommunicator,
+}
+
+#[cfg(feature = "mpi")]
+impl MpiComm {
+    /// The communicator of every process of the run (`MPI_COMM_WORLD`);
+    /// keep the universe alive while it is used (MPI finalizes when the
+    /// universe drops).
+    pub fn world(universe: &mpi::environment::Universe) -> Self {
+        MpiComm { world: universe.world() }
+    }
+}
+
+#[cfg(feature = "mpi")]
+impl Comm for MpiComm {
+    fn rank(&self) -> usize {
+        use mpi::traits::Communicator;
+        self.world.rank() as usize
+    }
+
+    fn size(&self) -> usize {
+        use mpi::traits::Communicator;
+        self.world.size() as usize
+    }
+
+    fn exchange(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+        use mpi::datatype::{Partition, PartitionMut};
+        use mpi::traits::CommunicatorCollectives;
+        let count = |n: usize| mpi::Count::try_from(n).expect("an exchange of fewer than 2^31 words per rank");
+        let send_counts: Vec<mpi::Count> = out.iter().map(|b| count(b.len())).collect();
+        let mut recv_counts = vec![0 as mpi::Count; out.len()];
+        self.world.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+        let offsets = |counts: &[mpi::Count]| -> Vec<mpi::Count> {
+            counts.iter().scan(0, |at, &n| Some(std::mem::replace(at, *at + n))).collect()
+        };
+        let (send_at, recv_at) = (offsets(&send_counts), offsets(&recv_counts));
+        let flat: Vec<u64> = out.concat();
+        let mut received = vec![0u64; recv_counts.iter().map(|&n| n as usize).sum()];
+        {
+            let send = Partition::new(&flat[..], &send_counts[..], &send_at[..]);
+            let mut recv = PartitionMut::new(&mut received[..], &recv_counts[..], &recv_at[..]);
+            self.world.all_to_all_varcount_into(&send, &mut recv);
+        }
+        recv_at.iter().zip(&recv_counts).map(|(&at, &n)| received[at as usize..(at + n) as usize].to_vec()).collect()
+    }
+}

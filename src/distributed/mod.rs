@@ -1,0 +1,24 @@
+//! A world split across ranks (processes under MPI, or threads): the same
+//! contacts as one [`World`](crate::World) holding every body, bit for
+//! bit, each reported by exactly one rank.
+//!
+//! * [`region`](Regions): the split of space, weighted recursive
+//!   bisection of the bodies' reference points;
+//! * `parcel`: bodies as words, with their placed frames bit for bit;
+//! * [`comm`](Comm): the one collective a step needs, an all-to-all
+//!   exchange ([`LocalComm`] between threads, `MpiComm` with the `mpi`
+//!   feature between processes);
+//! * [`DistributedWorld`]: a step is the runaway check, migration (and
+//!   a new split when loads drift), the ghost exchange, the local step,
+//!   and the contacts this rank owns.
+
+mod comm;
+mod parcel;
+mod region;
+mod world;
+
+#[cfg(feature = "mpi")]
+pub use comm::MpiComm;
+pub use comm::{Comm, LocalComm};
+pub use region::Regions;
+pub use world::{DistributedError, DistributedWorld, GlobalContact, GlobalEvent, GlobalFrame, GlobalHandle, StepStats};

@@ -1,0 +1,608 @@
+//! [`DistributedWorld`]: one [`World`] per rank holding the bodies whose
+//! reference point lies in the rank's region, plus ghost copies of the
+//! frames of other ranks that may meet them within the step.
+
+use hashbrown::HashMap;
+
+use super::comm::Comm;
+use super::parcel::{self, Parcel};
+use super::region::Regions;
+use crate::aabb::Aabb;
+use crate::error::WorldError;
+use crate::frame::Frame;
+use crate::world::{Body, BodyHandle, Placed, Pose, Runaway, World, WorldConfig};
+
+/// A body of a [`DistributedWorld`]: the same on every rank, and valid
+/// whichever rank the body lives on (ids are never reused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GlobalHandle(pub u64);
+
+/// A frame of a [`DistributedWorld`]: its body and its index in the body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GlobalFrame {
+    /// The body.
+    pub body: GlobalHandle,
+    /// The frame's index in the body.
+    pub index: u32,
+}
+
+/// A contact of a [`DistributedWorld`], reported by exactly one rank: the
+/// pair (`a < b`), the exact box and the interval, as [`World::step`]
+/// computes them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GlobalContact<const D: usize> {
+    /// The smaller frame of the pair.
+    pub a: GlobalFrame,
+    /// The larger frame of the pair.
+    pub b: GlobalFrame,
+    /// As [`Contact::aabb`](crate::Contact).
+    pub aabb: Aabb<D>,
+    /// As [`Contact::time`](crate::Contact).
+    pub time: [f64; 2],
+}
+
+/// A change in which bodies touch between two steps, the same on every
+/// rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GlobalEvent {
+    /// The bodies touch in this step and did not in the previous one.
+    Started(GlobalHandle, GlobalHandle),
+    /// The bodies touched in the previous step and no longer do.
+    Ended(GlobalHandle, GlobalHandle),
+}
+
+/// Why a [`DistributedWorld`] refused an operation: the same error on
+/// every rank, and nothing changed anywhere.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DistributedError {
+    /// The world refused it (the rank owning the body, or every rank for
+    /// bad numbers).
+    #[error(transparent)]
+    World(#[from] WorldError),
+    /// The rank owning the body refused the change (a fixed body's
+    /// velocity, a pose that puts a frame out of range): its reason.
+    #[error("body {body:?}: {message}")]
+    Refused {
+        /// The body.
+        body: GlobalHandle,
+        /// The owner's error, as it reads.
+        message: String,
+    },
+    /// No such body (removed, or never inserted).
+    #[error("no body {0:?}")]
+    StaleHandle(GlobalHandle),
+    /// A step refused under [`Runaway::Refuse`]: this body's displacement
+    /// is not a number within range, or carries a frame beyond its reach.
+    #[error("body {0:?} would leave the supported range this step")]
+    Runaway(GlobalHandle),
+}
+
+/// What a step cost in communication, on this rank.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepStats {
+    /// Bodies this rank owns.
+    pub owned_bodies: usize,
+    /// Frames this rank owns.
+    pub owned_frames: usize,
+    /// Ghost frames this rank received.
+    pub ghost_frames: usize,
+    /// Bodies that arrived here (migration and rebalancing).
+    pub migrated_in: usize,
+    /// Words (8 bytes each) this rank sent.
+    pub words_sent: usize,
+    /// Whether this step split space anew.
+    pub rebalanced: bool,
+}
+
+/// A world split across the ranks of a [`Comm`], with the contract of
+/// [`World`]: every rank makes the same calls with the same arguments, in
+/// the same order (bodies inserted on every rank, kept by one); each
+/// contact is reported by exactly one rank, and the contacts of all ranks
+/// are the contacts of one [`World`] holding every body, bit for bit.
+///
+/// How (see the README's scale-out section): space is split by weighted
+/// recursive bisection of the bodies' reference points ([`Regions`]); a
+/// rank owns the bodies whose reference point is in its region and steps
+/// them in an ordinary [`World`]; before each step, every frame whose
+/// swept box reaches another rank's region is copied there as a ghost;
+/// a rank keeps the contacts whose ownership point (the lowest corner of
+/// the contact's box, clamped into both frames' swept boxes) lies in its
+/// region. After a step, bodies whose reference point left the region
+/// migrate; when the heaviest rank holds more than `1 + imbalance` times
+/// the mean, space is split anew.
+///
+/// ```
+/// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+/// use fmbgrid::{Body, Frame2, WorldConfig};
+/// let contacts: usize = std::thread::scope(|s| {
+///     let ranks = LocalComm::group(2).into_iter().map(|comm| {
+///         s.spawn(move || {
+///             let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+///             for i in 0..10 {
+///                 let f = Frame2::from_aabb([i as f64, 0.0], [i as f64 + 1.5, 1.0]).unwrap();
+///                 world.insert(Body::moving(vec![f]).with_velocity([0.1, 0.0])).unwrap();
+///             }
+///             world.step(0.1).unwrap();
+///             world.contacts().len()
+///         })
+///     });
+///     ranks.collect::<Vec<_>>().into_iter().map(|h| h.join().unwrap()).sum()
+/// });
+/// assert_eq!(contacts, 9); // each overlapping neighbour pair, once
+/// ```
+pub struct DistributedWorld<const D: usize, C: Comm> {
+    comm: C,
+    world: World<D>,
+    config: WorldConfig,
+    regions: Option<Regions<D>>,
+    /// How far the heaviest rank may exceed the mean before a new split.
+    imbalance: f64,
+    /// Live global ids (replicated: every rank tracks every body).
+    live: Vec<bool>,
+    /// Owned bodies: global id to local handle.
+    owned: HashMap<u64, BodyHandle>,
+    /// Local body index to (global id, frame indices for a ghost).
+    ids: HashMap<u32, (u64, Option<Vec<u32>>)>,
+    ghosts: Vec<BodyHandle>,
+    contacts: Vec<GlobalContact<D>>,
+    pairs: Vec<(GlobalHandle, GlobalHandle)>,
+    events: Vec<GlobalEvent>,
+    parked: Vec<GlobalHandle>,
+    stats: StepStats,
+}
+
+impl<const D: usize, C: Comm> DistributedWorld<D, C> {
+    /// An empty world over the ranks of `comm`.
+    pub fn new(comm: C, config: WorldConfig) -> Self {
+        DistributedWorld {
+            comm,
+            world: World::new(config),
+            config,
+            regions: None,
+            imbalance: 0.25,
+            live: Vec::new(),
+            owned: HashMap::new(),
+            ids: HashMap::new(),
+            ghosts: Vec::new(),
+            contacts: Vec::new(),
+            pairs: Vec::new(),
+            events: Vec::new(),
+            parked: Vec::new(),
+            stats: StepStats::default(),
+        }
+    }
+
+    /// Splits space anew when the heaviest rank holds more than `1 +
+    /// imbalance` times the mean number of frames (0.25 by default).
+    pub fn with_imbalance(mut self, imbalance: f64) -> Self {
+        if imbalance.is_finite() && imbalance >= 0.0 {
+            self.imbalance = imbalance;
+        }
+        self
+    }
+
+    /// This rank and the number of ranks.
+    pub fn rank(&self) -> (usize, usize) {
+        (self.comm.rank(), self.comm.size())
+    }
+
+    /// Inserts `body` (every rank calls it with the same body; the rank
+    /// that owns its reference point keeps it, or before the first step,
+    /// ranks in turn).
+    ///
+    /// # Errors
+    /// As [`World::insert`], on every rank.
+    pub fn insert(&mut self, body: Body<D>) -> Result<GlobalHandle, DistributedError> {
+        // Every rank checks the body as the owner will (a world of its own
+        // accepts it), so that all give the same answer.
+        let mut probe = World::new(self.config);
+        probe.insert(body.clone())?;
+        let id = self.live.len() as u64;
+        let owner = match &self.regions {
+            Some(r) => r.owner(&body.pose.translation()),
+            None => (id % self.comm.size() as u64) as usize,
+        };
+        if owner == self.comm.rank() {
+            let h = self.world.insert(body)?;
+            self.owned.insert(id, h);
+            self.ids.insert(h.index, (id, None));
+        }
+        self.live.push(true);
+        Ok(GlobalHandle(id))
+    }
+
+    /// Removes a body.
+    ///
+    /// # Errors
+    /// [`DistributedError::StaleHandle`] on every rank.
+    pub fn remove(&mut self, h: GlobalHandle) -> Result<(), DistributedError> {
+        self.check(h)?;
+        self.live[h.0 as usize] = false;
+        if let Some(local) = self.owned.remove(&h.0) {
+            self.ids.remove(&local.index);
+            self.world.remove(local)?;
+        }
+        Ok(())
+    }
+
+    /// Sets a moving body's velocity.
+    ///
+    /// # Errors
+    /// Stale handles and bad numbers on every rank;
+    /// [`DistributedError::Refused`] for a fixed body, from the owner,
+    /// shared with every rank.
+    pub fn set_velocity(&mut self, h: GlobalHandle, velocity: [f64; D]) -> Result<(), DistributedError> {
+        self.check(h)?;
+        crate::world::check_vector("velocity", &velocity)?;
+        self.on_owner(h, |w, local| w.set_velocity(local, velocity))
+    }
+
+    /// Places a body at a new pose.
+    ///
+    /// # Errors
+    /// A stale handle on every rank; [`DistributedError::Refused`] with
+    /// [`World::set_pose`]'s reason, from the owner, shared with every
+    /// rank.
+    pub fn set_pose(&mut self, h: GlobalHandle, pose: Pose<D>) -> Result<(), DistributedError> {
+        self.check(h)?;
+        self.on_owner(h, |w, local| w.set_pose(local, pose))
+    }
+
+    /// The bodies of this rank (owned, not ghosts).
+    pub fn owned_len(&self) -> usize {
+        self.owned.len()
+    }
+
+    /// The bodies of the whole world.
+    pub fn len(&self) -> usize {
+        self.live.iter().filter(|&&l| l).count()
+    }
+
+    /// True when the whole world has no body.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The contacts this rank owns from the last step, sorted by pair.
+    pub fn contacts(&self) -> &[GlobalContact<D>] {
+        &self.contacts
+    }
+
+    /// Every rank's contacts of the last step, sorted by pair, on every
+    /// rank (collective: every rank calls it).
+    pub fn gather_contacts(&self) -> Vec<GlobalContact<D>> {
+        let mut mine = Vec::with_capacity(self.contacts.len() * (4 + 2 * D + 2));
+        for c in &self.contacts {
+            mine.extend([c.a.body.0, u64::from(c.a.index), c.b.body.0, u64::from(c.b.index)]);
+            mine.extend(c.aabb.min.iter().chain(&c.aabb.max).chain(&c.time).map(|x| x.to_bits()));
+        }
+        let width = 4 + 2 * D + 2;
+        let mut all: Vec<GlobalContact<D>> = self
+            .comm
+            .all_gather(mine)
+            .iter()
+            .flat_map(|words| words.chunks_exact(width).map(contact_from_words::<D>).collect::<Vec<_>>())
+            .collect();
+        all.sort_by_key(|c| (c.a, c.b));
+        all
+    }
+
+    /// Body pairs in contact in the last step, sorted, the same on every
+    /// rank.
+    pub fn body_pairs(&self) -> &[(GlobalHandle, GlobalHandle)] {
+        &self.pairs
+    }
+
+    /// The last step's events, the same on every rank: started then ended,
+    /// each sorted.
+    pub fn events(&self) -> &[GlobalEvent] {
+        &self.events
+    }
+
+    /// Bodies the last step parked (as [`World::parked`]), on every rank.
+    pub fn parked(&self) -> &[GlobalHandle] {
+        &self.parked
+    }
+
+    /// What the last step cost on this rank.
+    pub fn stats(&self) -> StepStats {
+        self.stats
+    }
+
+    /// The split of space, once the first step has made one.
+    pub fn regions(&self) -> Option<&Regions<D>> {
+        self.regions.as_ref()
+    }
+
+    /// One step of `dt` on every rank (collective): the contacts this rank
+    /// owns, sorted by pair.
+    ///
+    /// # Errors
+    /// As [`World::step`], the same on every rank, nothing changed
+    /// anywhere: [`WorldError::BadTimeStep`], or under [`Runaway::Refuse`]
+    /// [`DistributedError::Runaway`] for the runaway body of the smallest
+    /// id.
+    pub fn step(&mut self, dt: f64) -> Result<&[GlobalContact<D>], DistributedError> {
+        if !(dt.is_finite() && dt >= 0.0) {
+            return Err(WorldError::BadTimeStep { dt }.into());
+        }
+        self.stats = StepStats::default();
+        self.check_runaways(dt)?;
+        self.balance()?;
+        self.send_ghosts(dt)?;
+        self.find_contacts(dt)?;
+        self.drop_ghosts()?;
+        self.update_pairs();
+        Ok(&self.contacts)
+    }
+
+    fn check(&self, h: GlobalHandle) -> Result<(), DistributedError> {
+        match self.live.get(h.0 as usize) {
+            Some(true) => Ok(()),
+            _ => Err(DistributedError::StaleHandle(h)),
+        }
+    }
+
+    /// Runs `f` on the owner of `h` and shares its answer with every rank.
+    fn on_owner(
+        &mut self,
+        h: GlobalHandle,
+        f: impl FnOnce(&mut World<D>, BodyHandle) -> Result<(), WorldError>,
+    ) -> Result<(), DistributedError> {
+        let mine = match self.owned.get(&h.0) {
+            Some(&local) => match f(&mut self.world, local) {
+                Ok(()) => vec![0],
+                Err(e) => [vec![1], message_words(&e)].concat(),
+            },
+            None => vec![],
+        };
+        let answers = self.comm.all_gather(mine);
+        match answers.iter().find(|a| !a.is_empty()).map(Vec::as_slice) {
+            Some([1, message @ ..]) => Err(DistributedError::Refused { body: h, message: message_from_words(message) }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The step's own runaway check, before anything changes: parked bodies
+    /// stop (ghosts then carry the stopped motion), or every rank refuses.
+    fn check_runaways(&mut self, dt: f64) -> Result<(), DistributedError> {
+        let found = self.world.runaways(dt);
+        let ids: Vec<u64> = found.iter().filter_map(|(h, _)| self.ids.get(&h.index).map(|(id, _)| *id)).collect();
+        let mut all: Vec<u64> = self.comm.all_gather(ids).concat();
+        all.sort_unstable();
+        self.parked.clear();
+        if all.is_empty() {
+            return Ok(());
+        }
+        if self.config.runaway == Runaway::Refuse {
+            return Err(DistributedError::Runaway(GlobalHandle(all[0])));
+        }
+        for (h, _) in &found {
+            self.world.park(*h);
+        }
+        self.parked = all.into_iter().map(GlobalHandle).collect();
+        Ok(())
+    }
+
+    /// Splits space anew when needed, then sends every body whose
+    /// reference point is in another rank's region there.
+    fn balance(&mut self) -> Result<(), DistributedError> {
+        let frames: usize = self.owned.values().filter_map(|&h| self.world.body(h).ok()).map(|b| b.frames.len()).sum();
+        let loads: Vec<u64> = self.comm.all_gather(vec![frames as u64]).iter().map(|w| w[0]).collect();
+        let mean = loads.iter().sum::<u64>() as f64 / loads.len() as f64;
+        let heaviest = loads.iter().copied().max().unwrap_or(0) as f64;
+        if self.regions.is_none() || heaviest > (1.0 + self.imbalance) * mean.max(1.0) {
+            self.split()?;
+        }
+        let Some(regions) = &self.regions else { return Ok(()) };
+        let me = self.comm.rank();
+        let mut out = vec![Vec::new(); self.comm.size()];
+        let mut leaving: Vec<(u64, BodyHandle)> = Vec::new();
+        for (&id, &h) in &self.owned {
+            let to = regions.owner(&self.world.body(h)?.pose.translation());
+            if to != me {
+                leaving.push((id, h));
+                let placed = self.world.placed(h)?;
+                let indices = (0..placed.frames.len() as u32).collect();
+                parcel::encode(&Parcel { id, indices, placed }, &mut out[to]);
+            }
+        }
+        for (id, h) in leaving {
+            self.owned.remove(&id);
+            self.ids.remove(&h.index);
+            self.world.remove(h)?;
+        }
+        self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
+        for words in self.comm.exchange(out) {
+            for p in parcel::decode::<D>(&words)? {
+                let h = self.world.insert_placed(p.placed)?;
+                self.owned.insert(p.id, h);
+                self.ids.insert(h.index, (p.id, None));
+                self.stats.migrated_in += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// A new split from every owned body's reference point and frame count.
+    fn split(&mut self) -> Result<(), DistributedError> {
+        let mut mine = Vec::new();
+        let mut ids: Vec<&u64> = self.owned.keys().collect();
+        ids.sort_unstable();
+        for &id in ids {
+            let b = self.world.body(self.owned[&id])?;
+            mine.push(id);
+            mine.push(b.frames.len() as u64);
+            mine.extend(b.pose.translation().map(f64::to_bits));
+        }
+        let mut points: Vec<(u64, [f64; D], u64)> = self
+            .comm
+            .all_gather(mine)
+            .iter()
+            .flat_map(|w| {
+                w.chunks_exact(2 + D)
+                    .map(|c| (c[0], std::array::from_fn(|k| f64::from_bits(c[2 + k])), c[1]))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        points.sort_unstable_by_key(|p| p.0);
+        let weighted: Vec<([f64; D], u64)> = points.iter().map(|&(_, p, w)| (p, w)).collect();
+        self.regions = Some(Regions::bisect(&weighted, self.comm.size()));
+        self.stats.rebalanced = true;
+        Ok(())
+    }
+
+    /// Copies every owned frame whose swept box reaches another rank's
+    /// region there, and inserts the ghosts received.
+    fn send_ghosts(&mut self, dt: f64) -> Result<(), DistributedError> {
+        let Some(regions) = &self.regions else { return Ok(()) };
+        let me = self.comm.rank();
+        let mut out = vec![Vec::new(); self.comm.size()];
+        let mut owned: Vec<(&u64, &BodyHandle)> = self.owned.iter().collect();
+        owned.sort_unstable();
+        let mut frames = 0;
+        for (&id, &h) in owned {
+            let placed = self.world.placed(h)?;
+            frames += placed.frames.len();
+            let mut reach: HashMap<usize, Vec<u32>> = HashMap::new();
+            for (k, f) in placed.frames.iter().enumerate() {
+                for r in regions.touching(&swept_box(&placed.body, f, dt)).filter(|&r| r != me) {
+                    reach.entry(r).or_default().push(k as u32);
+                }
+            }
+            let mut reach: Vec<(usize, Vec<u32>)> = reach.into_iter().collect();
+            reach.sort_unstable();
+            for (r, indices) in reach {
+                let mut body = placed.body.clone();
+                body.frames = indices.iter().map(|&k| placed.body.frames[k as usize]).collect();
+                let frames = indices.iter().map(|&k| placed.frames[k as usize]).collect();
+                parcel::encode(&Parcel { id, indices, placed: Placed { body, frames } }, &mut out[r]);
+            }
+        }
+        self.stats.owned_bodies = self.owned.len();
+        self.stats.owned_frames = frames;
+        self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
+        for words in self.comm.exchange(out) {
+            for p in parcel::decode::<D>(&words)? {
+                self.stats.ghost_frames += p.indices.len();
+                let h = self.world.insert_placed(p.placed)?;
+                self.ids.insert(h.index, (p.id, Some(p.indices)));
+                self.ghosts.push(h);
+            }
+        }
+        Ok(())
+    }
+
+    /// Steps the local world and keeps the contacts this rank owns.
+    fn find_contacts(&mut self, dt: f64) -> Result<(), DistributedError> {
+        // Swept boxes before the step moves the frames: the ownership
+        // point is clamped into both.
+        let mut swept: HashMap<(u32, u32), Aabb<D>> = HashMap::new();
+        for (&index, _) in &self.ids {
+            let h = self.world.handle_of(index);
+            if let Ok(p) = self.world.placed(h) {
+                for (k, f) in p.frames.iter().enumerate() {
+                    swept.insert((index, k as u32), swept_box(&p.body, f, dt));
+                }
+            }
+        }
+        let contacts = self.world.step(dt)?.to_vec();
+        let me = self.comm.rank();
+        let regions = self.regions.as_ref();
+        self.contacts.clear();
+        for c in contacts {
+            let (Some(a), Some(b)) = (self.global(c.a.body.index, c.a.index), self.global(c.b.body.index, c.b.index))
+            else {
+                continue;
+            };
+            let (sa, sb) = (swept[&(c.a.body.index, c.a.index)], swept[&(c.b.body.index, c.b.index)]);
+            let point: [f64; D] = std::array::from_fn(|k| {
+                let lo = c.aabb.min[k].max(sa.min[k]).max(sb.min[k]);
+                lo.min(sa.max[k].min(sb.max[k]))
+            });
+            if regions.is_some_and(|r| r.owner(&point) != me) {
+                continue;
+            }
+            let (a, b) = if a < b { (a, b) } else { (b, a) };
+            self.contacts.push(GlobalContact { a, b, aabb: c.aabb, time: c.time });
+        }
+        self.contacts.sort_by_key(|c| (c.a, c.b));
+        Ok(())
+    }
+
+    fn global(&self, index: u32, frame: u32) -> Option<GlobalFrame> {
+        let (id, indices) = self.ids.get(&index)?;
+        let index = match indices {
+            Some(ks) => *ks.get(frame as usize)?,
+            None => frame,
+        };
+        Some(GlobalFrame { body: GlobalHandle(*id), index })
+    }
+
+    fn drop_ghosts(&mut self) -> Result<(), DistributedError> {
+        for h in std::mem::take(&mut self.ghosts) {
+            self.ids.remove(&h.index);
+            self.world.remove(h)?;
+        }
+        Ok(())
+    }
+
+    /// The body pairs of every rank's contacts, and the events against the
+    /// last step's.
+    fn update_pairs(&mut self) {
+        let mut mine: Vec<(u64, u64)> =
+            self.contacts.iter().filter(|c| c.a.body != c.b.body).map(|c| (c.a.body.0, c.b.body.0)).collect();
+        mine.sort_unstable();
+        mine.dedup();
+        let mine: Vec<u64> = mine.into_iter().flat_map(|(a, b)| [a, b]).collect();
+        let mut pairs: Vec<(GlobalHandle, GlobalHandle)> = self
+            .comm
+            .all_gather(mine)
+            .iter()
+            .flat_map(|w| w.chunks_exact(2).map(|p| (GlobalHandle(p[0]), GlobalHandle(p[1]))).collect::<Vec<_>>())
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let (old, new) = (&self.pairs, &pairs);
+        let mut started: Vec<GlobalEvent> =
+            new.iter().filter(|p| old.binary_search(p).is_err()).map(|&(a, b)| GlobalEvent::Started(a, b)).collect();
+        let ended = old
+            .iter()
+            .filter(|p| new.binary_search(p).is_err() && self.live[p.0.0 as usize] && self.live[p.1.0 as usize])
+            .map(|&(a, b)| GlobalEvent::Ended(a, b));
+        started.extend(ended);
+        self.events = started;
+        self.pairs = pairs;
+    }
+}
+
+/// The box frame `f` (placed, of `body`) sweeps over a step of `dt`.
+fn swept_box<const D: usize>(body: &Body<D>, f: &Frame<D>, dt: f64) -> Aabb<D> {
+    let d: [f64; D] = std::array::from_fn(|k| body.velocity[k] * dt);
+    match crate::world::body_spin(body, dt) {
+        Some(spin) => crate::narrow::swept_aabb(&f.moved(d), &spin),
+        None => f.aabb().swept(&d),
+    }
+}
+
+fn contact_from_words<const D: usize>(c: &[u64]) -> GlobalContact<D> {
+    let f = |k: usize| f64::from_bits(c[k]);
+    GlobalContact {
+        a: GlobalFrame { body: GlobalHandle(c[0]), index: c[1] as u32 },
+        b: GlobalFrame { body: GlobalHandle(c[2]), index: c[3] as u32 },
+        aabb: Aabb { min: std::array::from_fn(|k| f(4 + k)), max: std::array::from_fn(|k| f(4 + D + k)) },
+        time: [f(4 + 2 * D), f(5 + 2 * D)],
+    }
+}
+
+/// The owner's refusal as words (its message's bytes), to share with
+/// every rank.
+fn message_words(e: &WorldError) -> Vec<u64> {
+    e.to_string().into_bytes().chunks(8).map(|c| c.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b))).collect()
+}
+
+fn message_from_words(words: &[u64]) -> String {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).filter(|&b| b != 0).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}

@@ -1,0 +1,46 @@
+//! Moving a body from one world to another exactly: its placed frames as
+//! the world holds them (moved step by step, so not what a fresh placement
+//! from the pose would give, bit for bit). What a world split across
+//! processes sends when a body migrates or is copied as a ghost
+//! ([`crate::distributed`]).
+
+use super::{Body, BodyHandle, World};
+use crate::error::WorldError;
+use crate::frame::Frame;
+
+/// A body and its frames placed as a world holds them (at rest, each with
+/// its box), frame `k` of the body being `frames[k]`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Placed<const D: usize> {
+    pub body: Body<D>,
+    pub frames: Vec<Frame<D>>,
+}
+
+impl<const D: usize> World<D> {
+    /// The body of `handle` with its frames as placed now.
+    pub(crate) fn placed(&self, handle: BodyHandle) -> Result<Placed<D>, WorldError> {
+        let stored = self.stored(handle)?;
+        let store = self.store(stored.body.motion);
+        let frames = stored.at.iter().map(|&i| store.frames[i as usize]).collect();
+        Ok(Placed { body: stored.body.clone(), frames })
+    }
+
+    /// Inserts a body whose frames are already placed (another world's, or
+    /// a subset of them: a ghost): checked as [`World::insert`] checks a
+    /// body, then its frames replaced by the placed ones, bit for bit.
+    pub(crate) fn insert_placed(&mut self, placed: Placed<D>) -> Result<BodyHandle, WorldError> {
+        if placed.frames.len() != placed.body.frames.len() {
+            return Err(WorldError::EmptyBody);
+        }
+        let motion = placed.body.motion;
+        let handle = self.insert(placed.body)?;
+        let at = self.stored(handle)?.at.clone();
+        let store = self.store_mut(motion);
+        for (&i, f) in at.iter().zip(placed.frames) {
+            store.frames[i as usize] = f;
+        }
+        // `insert` marked the store changed: the next step lists the
+        // frames anew.
+        Ok(handle)
+    }
+}

@@ -1,0 +1,338 @@
+//! The distributed world against one `World` holding every body: on 1 to
+//! 4 ranks (threads exchanging through `LocalComm`, the same code paths
+//! as MPI processes but the transport), the gathered contacts equal the
+//! single world's, bit for bit, each pair exactly once, step after step,
+//! on seeded scenes whose bodies migrate between regions and whose split
+//! is made anew; events and body pairs too; bad input refused alike on
+//! every rank. `tests/mpi.rs` runs the same checks under `mpirun`.
+
+use fmbgrid::distributed::{Comm, DistributedError, DistributedWorld, GlobalContact, GlobalHandle, LocalComm};
+use fmbgrid::{Body, ContactEvent, Frame, Pose, Runaway, World, WorldConfig};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// What a scene asks of the world, replayed alike on both sides.
+#[derive(Clone, Debug)]
+enum Op<const D: usize> {
+    Insert(Body<D>),
+    Velocity(u64, [f64; D]),
+    Pose(u64, [f64; D]),
+    Remove(u64),
+    Step(f64),
+}
+
+/// A contact as a comparable key: frames by (insertion index, frame
+/// index), then the box and interval bits.
+type Key = ((u64, u32), (u64, u32), Vec<u64>);
+
+fn key<const D: usize>(c: &GlobalContact<D>) -> Key {
+    let bits = c.aabb.min.iter().chain(&c.aabb.max).chain(&c.time).map(|x| x.to_bits()).collect();
+    ((c.a.body.0, c.a.index), (c.b.body.0, c.b.index), bits)
+}
+
+/// The single world's answers after each step: contacts as keys, body
+/// pairs and events by insertion index.
+type Answers = Vec<(Vec<Key>, Vec<(u64, u64)>, Vec<(bool, u64, u64)>)>;
+
+fn single<const D: usize>(ops: &[Op<D>], config: WorldConfig) -> Answers {
+    let mut world = World::<D>::new(config);
+    let mut handles = Vec::new();
+    let mut out = Vec::new();
+    for op in ops {
+        match op {
+            Op::Insert(b) => handles.push(world.insert(b.clone()).expect("valid body")),
+            Op::Velocity(i, v) => world.set_velocity(handles[*i as usize], *v).expect("live body"),
+            Op::Pose(i, t) => world.set_pose(handles[*i as usize], Pose::from_translation(*t).unwrap()).expect("live"),
+            Op::Remove(i) => {
+                world.remove(handles[*i as usize]).expect("live body");
+            }
+            Op::Step(dt) => {
+                world.step(*dt).expect("a valid step");
+                let id = |h| handles.iter().position(|&x| x == h).expect("known handle") as u64;
+                let mut keys: Vec<Key> = world
+                    .contacts()
+                    .iter()
+                    .map(|c| {
+                        let (a, b) = ((id(c.a.body), c.a.index), (id(c.b.body), c.b.index));
+                        let (a, b) = if a < b { (a, b) } else { (b, a) };
+                        let bits = c.aabb.min.iter().chain(&c.aabb.max).chain(&c.time).map(|x| x.to_bits()).collect();
+                        (a, b, bits)
+                    })
+                    .collect();
+                keys.sort();
+                let mut pairs: Vec<(u64, u64)> =
+                    world.body_pairs().iter().map(|&(a, b)| sorted(id(a), id(b))).collect();
+                pairs.sort();
+                let mut events: Vec<(bool, u64, u64)> = world
+                    .events()
+                    .iter()
+                    .map(|e| match *e {
+                        ContactEvent::Started(a, b) => (true, sorted(id(a), id(b)).0, sorted(id(a), id(b)).1),
+                        ContactEvent::Ended(a, b) => (false, sorted(id(a), id(b)).0, sorted(id(a), id(b)).1),
+                    })
+                    .collect();
+                events.sort();
+                out.push((keys, pairs, events));
+            }
+        }
+    }
+    out
+}
+
+fn sorted(a: u64, b: u64) -> (u64, u64) {
+    if a < b { (a, b) } else { (b, a) }
+}
+
+/// What a rank did in each step: bodies migrated in, ghost frames
+/// received, whether space was split anew.
+type Work = Vec<[usize; 3]>;
+
+/// The same ops on `ranks` threads; every rank's view of the gathered
+/// answers, and its work.
+fn distributed<const D: usize>(ops: &[Op<D>], config: WorldConfig, ranks: usize) -> Vec<(Answers, Work)> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> =
+            LocalComm::group(ranks).into_iter().map(|comm| s.spawn(move || run_rank(comm, ops, config))).collect();
+        handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+    })
+}
+
+fn run_rank<const D: usize, C: Comm>(comm: C, ops: &[Op<D>], config: WorldConfig) -> (Answers, Work) {
+    let mut world = DistributedWorld::<D, C>::new(comm, config);
+    let mut out = Vec::new();
+    let mut owned = Vec::new();
+    for op in ops {
+        match op {
+            Op::Insert(b) => {
+                world.insert(b.clone()).expect("valid body");
+            }
+            Op::Velocity(i, v) => world.set_velocity(GlobalHandle(*i), *v).expect("live body"),
+            Op::Pose(i, t) => world.set_pose(GlobalHandle(*i), Pose::from_translation(*t).unwrap()).expect("live"),
+            Op::Remove(i) => world.remove(GlobalHandle(*i)).expect("live body"),
+            Op::Step(dt) => {
+                world.step(*dt).expect("a valid step");
+                let all = world.gather_contacts();
+                let st = world.stats();
+                owned.push([st.migrated_in, st.ghost_frames, usize::from(st.rebalanced)]);
+                let keys: Vec<Key> = all.iter().map(key).collect();
+                let pairs = world.body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
+                let mut events: Vec<(bool, u64, u64)> = world
+                    .events()
+                    .iter()
+                    .map(|e| match *e {
+                        fmbgrid::distributed::GlobalEvent::Started(a, b) => (true, a.0, b.0),
+                        fmbgrid::distributed::GlobalEvent::Ended(a, b) => (false, a.0, b.0),
+                    })
+                    .collect();
+                events.sort();
+                assert!(keys.windows(2).all(|w| w[0] < w[1]), "a pair reported twice");
+                out.push((keys, pairs, events));
+            }
+        }
+    }
+    (out, owned)
+}
+
+fn random_body<const D: usize>(r: &mut ChaCha8Rng, region: f64, size: f64, fixed: bool) -> Body<D> {
+    let frames = r.random_range(1..4);
+    let fs: Vec<Frame<D>> = (0..frames)
+        .map(|_| {
+            loop {
+                let o: [f64; D] = std::array::from_fn(|_| r.random_range(-size..size));
+                let c: [[f64; D]; D] = std::array::from_fn(|i| {
+                    std::array::from_fn(|k| {
+                        if i == k { size * r.random_range(0.5..1.5) } else { size * r.random_range(-0.3..0.3) }
+                    })
+                });
+                let kind =
+                    if r.random_bool(0.5) { fmbgrid::FrameKind::Cuboid } else { fmbgrid::FrameKind::Tetrahedron };
+                if let Ok(f) = Frame::new(kind, o, c) {
+                    break f;
+                }
+            }
+        })
+        .collect();
+    let at: [f64; D] = std::array::from_fn(|_| r.random_range(0.0..region));
+    let pose = Pose::from_translation(at).unwrap();
+    if fixed {
+        Body::fixed(fs).with_pose(pose)
+    } else {
+        Body::moving(fs).with_pose(pose).with_velocity(std::array::from_fn(|_| r.random_range(-4.0..4.0)))
+    }
+}
+
+/// A seeded scene: bodies of `sizes`, a share fixed, stepped with
+/// velocity changes, teleports (across regions) and removals.
+fn scene<const D: usize>(seed: u64, bodies: usize, region: f64, sizes: &[f64], fixed: f64, steps: usize) -> Vec<Op<D>> {
+    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    let mut ops = Vec::new();
+    let mut moving = Vec::new();
+    for i in 0..bodies {
+        let size = sizes[i % sizes.len()];
+        let is_fixed = r.random_bool(fixed);
+        ops.push(Op::Insert(random_body::<D>(&mut r, region, size, is_fixed)));
+        if !is_fixed {
+            moving.push(i as u64);
+        }
+    }
+    let mut removed = Vec::new();
+    for step in 0..steps {
+        ops.push(Op::Step(0.25));
+        if step % 2 == 1 && !moving.is_empty() {
+            let i = moving[r.random_range(0..moving.len())];
+            if !removed.contains(&i) {
+                ops.push(Op::Velocity(i, std::array::from_fn(|_| r.random_range(-20.0..20.0))));
+                ops.push(Op::Pose(
+                    moving[r.random_range(0..moving.len())],
+                    std::array::from_fn(|_| r.random_range(0.0..region)),
+                ));
+            }
+        }
+        if step == steps / 2 && moving.len() > 2 {
+            let i = moving[r.random_range(0..moving.len())];
+            if !removed.contains(&i) {
+                ops.push(Op::Remove(i));
+                removed.push(i);
+            }
+        }
+    }
+    // A teleported or velocity-changed body that was removed: drop those ops.
+    ops.retain(|op| match op {
+        Op::Velocity(i, _) | Op::Pose(i, _) => {
+            !removed.contains(i) || {
+                // Only ops before the removal are valid; keep it simple: drop all.
+                false
+            }
+        }
+        _ => true,
+    });
+    ops
+}
+
+fn check<const D: usize>(ops: &[Op<D>], config: WorldConfig) {
+    let want = single(ops, config);
+    let contacts: usize = want.iter().map(|s| s.0.len()).sum();
+    assert!(contacts > 0, "the scene must have contacts");
+    for ranks in 1..=4 {
+        let runs = distributed(ops, config, ranks);
+        let total = |k: usize| runs.iter().flat_map(|(_, w)| w.iter().map(move |x| x[k])).sum::<usize>();
+        if ranks > 1 {
+            // The split was made (at the first step), bodies moved to their
+            // regions and frames near the borders were copied.
+            assert!(total(0) > 0 && total(1) > 0 && total(2) >= ranks, "{ranks} ranks: no migration or ghosts");
+        }
+        for (rank, (got, _)) in runs.into_iter().enumerate() {
+            assert_eq!(got.len(), want.len());
+            for (step, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.0, w.0, "{ranks} ranks, rank {rank}, step {step}: contacts");
+                assert_eq!(g.1, w.1, "{ranks} ranks, rank {rank}, step {step}: body pairs");
+                assert_eq!(g.2, w.2, "{ranks} ranks, rank {rank}, step {step}: events");
+            }
+        }
+    }
+}
+
+#[test]
+fn uniform_scenes_equal_one_world_3d() {
+    check::<3>(&scene(1, 300, 30.0, &[1.0], 0.0, 8), WorldConfig::default());
+}
+
+#[test]
+fn uniform_scenes_equal_one_world_2d() {
+    check::<2>(&scene(2, 300, 40.0, &[1.0], 0.0, 8), WorldConfig::default());
+}
+
+#[test]
+fn mixed_sizes_with_frames_larger_than_a_region_equal_one_world() {
+    check::<3>(&scene(3, 200, 30.0, &[0.3, 1.0, 3.0, 25.0], 0.2, 6), WorldConfig::default());
+}
+
+#[test]
+fn mostly_static_worlds_equal_one_world() {
+    check::<3>(&scene(4, 400, 30.0, &[1.0], 0.9, 6), WorldConfig::default());
+}
+
+#[test]
+fn clustered_bodies_equal_one_world() {
+    // Everything in a corner: some ranks own nothing.
+    check::<2>(&scene(5, 150, 6.0, &[0.5, 1.0], 0.1, 6), WorldConfig::default());
+}
+
+#[test]
+fn interval_detail_equals_one_world() {
+    let config = WorldConfig::default().with_contact_detail(fmbgrid::ContactDetail::Interval);
+    check::<3>(&scene(6, 200, 25.0, &[1.0], 0.1, 4), config);
+}
+
+#[test]
+fn a_runaway_is_refused_on_every_rank_and_changes_nothing() {
+    let mut ops = scene::<2>(7, 60, 20.0, &[1.0], 0.0, 2);
+    ops.push(Op::Velocity(3, [1e14, 0.0])); // 5e13 in a step: past a unit frame's reach
+    let config = WorldConfig::default().with_runaway(Runaway::Refuse);
+    let results: Vec<(Result<(), DistributedError>, usize)> = std::thread::scope(|s| {
+        let handles: Vec<_> = LocalComm::group(3)
+            .into_iter()
+            .map(|comm| {
+                let ops = &ops;
+                s.spawn(move || {
+                    let mut world = DistributedWorld::<2, _>::new(comm, config);
+                    let _ = run_ops(&mut world, ops);
+                    let refused = world.step(0.5).map(|_| ());
+                    // Nothing changed: stopping the body lets the step go on.
+                    world.set_velocity(GlobalHandle(3), [0.0, 0.0]).expect("live body");
+                    world.step(0.5).expect("a valid step");
+                    (refused, world.gather_contacts().len())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+    });
+    for (refused, _) in &results {
+        assert_eq!(refused, &Err(DistributedError::Runaway(GlobalHandle(3))));
+    }
+    assert!(results.windows(2).all(|w| w[0].1 == w[1].1));
+}
+
+fn run_ops<const D: usize, C: Comm>(world: &mut DistributedWorld<D, C>, ops: &[Op<D>]) -> Result<(), DistributedError> {
+    for op in ops {
+        match op {
+            Op::Insert(b) => drop(world.insert(b.clone())?),
+            Op::Velocity(i, v) => world.set_velocity(GlobalHandle(*i), *v)?,
+            Op::Pose(i, t) => world.set_pose(GlobalHandle(*i), Pose::from_translation(*t).unwrap())?,
+            Op::Remove(i) => world.remove(GlobalHandle(*i))?,
+            Op::Step(dt) => drop(world.step(*dt)?),
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn bad_input_is_refused_alike_on_every_rank() {
+    let errors: Vec<Vec<String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = LocalComm::group(3)
+            .into_iter()
+            .map(|comm| {
+                s.spawn(move || {
+                    let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+                    let floor = Frame::from_aabb([0.0, 0.0], [10.0, 1.0]).unwrap();
+                    let fixed = world.insert(Body::fixed(vec![floor])).unwrap();
+                    let mut seen = Vec::new();
+                    let mut note = |r: Result<(), DistributedError>| seen.push(format!("{r:?}"));
+                    note(world.set_velocity(fixed, [1.0, 0.0]));
+                    note(world.set_velocity(fixed, [f64::NAN, 0.0]));
+                    note(world.set_velocity(GlobalHandle(99), [1.0, 0.0]));
+                    note(world.insert(Body::moving(vec![])).map(|_| ()));
+                    note(world.step(f64::NAN).map(|_| ()));
+                    note(world.remove(fixed));
+                    note(world.remove(fixed));
+                    seen
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+    });
+    assert!(errors.windows(2).all(|w| w[0] == w[1]), "{errors:?}");
+    let e = &errors[0];
+    assert!(e[0].starts_with("Err(Refused") && e[1].contains("BadNumber") && e[2].contains("StaleHandle"), "{e:?}");
+    assert!(e[3].contains("EmptyBody") && e[4].contains("BadTimeStep") && e[5] == "Ok(())" && e[6].contains("Stale"));
+}
