@@ -336,3 +336,27 @@ fn bad_input_is_refused_alike_on_every_rank() {
     assert!(e[0].starts_with("Err(Refused") && e[1].contains("BadNumber") && e[2].contains("StaleHandle"), "{e:?}");
     assert!(e[3].contains("EmptyBody") && e[4].contains("BadTimeStep") && e[5] == "Ok(())" && e[6].contains("Stale"));
 }
+
+/// Every body drifts the same way, fast: bodies leave their regions every
+/// step, loads pile up on one side, and space is split anew along the
+/// way; the answers stay one world's.
+#[test]
+fn drifting_bodies_migrate_rebalance_and_equal_one_world() {
+    let mut r = ChaCha8Rng::seed_from_u64(8);
+    let mut ops: Vec<Op<2>> = (0..240)
+        .map(|_| {
+            let b = random_body::<2>(&mut r, 30.0, 1.0, false);
+            Op::Insert(b.with_velocity([12.0 + r.random_range(0.0..4.0), r.random_range(-1.0..1.0)]))
+        })
+        .collect();
+    ops.extend((0..10).map(|_| Op::Step(0.25)));
+    let want = single(&ops, WorldConfig::default());
+    for ranks in 2..=4 {
+        let runs = distributed(&ops, WorldConfig::default(), ranks);
+        let splits: usize = runs[0].1.iter().map(|w| w[2]).sum();
+        assert!(splits > 1, "{ranks} ranks: space split {splits} times");
+        for (got, _) in runs {
+            assert_eq!(got, want, "{ranks} ranks");
+        }
+    }
+}
