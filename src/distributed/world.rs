@@ -187,6 +187,12 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         (self.comm.rank(), self.comm.size())
     }
 
+    /// The ranks' communicator, for collectives of the caller's own (every
+    /// rank must make them, in the same order).
+    pub fn comm(&self) -> &C {
+        &self.comm
+    }
+
     /// Inserts `body` (every rank calls it with the same body; the rank
     /// that owns its reference point keeps it, or before the first step,
     /// ranks in turn).
