@@ -142,10 +142,17 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     live: Vec<bool>,
     /// Owned bodies: global id to local handle.
     owned: HashMap<u64, BodyHandle>,
-    /// Local body index to (global id, frame indices for a ghost).
-    ids: HashMap<u32, (u64, Option<Vec<u32>>)>,
+    /// By local body slot: the global id, and for a ghost the indices of
+    /// its frames in the owner's body.
+    ids: Vec<Option<(u64, Option<Vec<u32>>)>>,
     ghosts: Vec<BodyHandle>,
+    /// The step's swept boxes of every local frame (owned and ghost):
+    /// those of the body of slot `i` from `swept_at[i]` on.
+    swept: Vec<Aabb<D>>,
+    swept_at: Vec<u32>,
     contacts: Vec<GlobalContact<D>>,
+    /// The local world's contacts of the step (a reused buffer).
+    local: Vec<crate::Contact<D>>,
     pairs: Vec<(GlobalHandle, GlobalHandle)>,
     events: Vec<GlobalEvent>,
     parked: Vec<GlobalHandle>,
@@ -163,9 +170,12 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             imbalance: 0.25,
             live: Vec::new(),
             owned: HashMap::new(),
-            ids: HashMap::new(),
+            ids: Vec::new(),
             ghosts: Vec::new(),
+            swept: Vec::new(),
+            swept_at: Vec::new(),
             contacts: Vec::new(),
+            local: Vec::new(),
             pairs: Vec::new(),
             events: Vec::new(),
             parked: Vec::new(),
@@ -212,7 +222,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         if owner == self.comm.rank() {
             let h = self.world.insert(body)?;
             self.owned.insert(id, h);
-            self.ids.insert(h.index, (id, None));
+            set(&mut self.ids, h.index, Some((id, None)));
         }
         self.live.push(true);
         Ok(GlobalHandle(id))
@@ -226,7 +236,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.check(h)?;
         self.live[h.0 as usize] = false;
         if let Some(local) = self.owned.remove(&h.0) {
-            self.ids.remove(&local.index);
+            set(&mut self.ids, local.index, None);
             self.world.remove(local)?;
         }
         Ok(())
@@ -336,9 +346,10 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.stats = StepStats::default();
         self.check_runaways(dt)?;
         self.balance()?;
-        self.send_ghosts(dt)?;
-        self.find_contacts(dt)?;
+        let stepped = self.send_ghosts(dt).and_then(|()| self.find_contacts(dt));
+        // Ghosts live for one step, whatever happened in it.
         self.drop_ghosts()?;
+        stepped?;
         self.update_pairs();
         Ok(&self.contacts)
     }
@@ -374,7 +385,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// stop (ghosts then carry the stopped motion), or every rank refuses.
     fn check_runaways(&mut self, dt: f64) -> Result<(), DistributedError> {
         let found = self.world.runaways(dt);
-        let ids: Vec<u64> = found.iter().filter_map(|(h, _)| self.ids.get(&h.index).map(|(id, _)| *id)).collect();
+        let ids: Vec<u64> = found.iter().filter_map(|(h, _)| self.id_of(h.index)).collect();
         let mut all: Vec<u64> = self.comm.all_gather(ids).concat();
         all.sort_unstable();
         self.parked.clear();
@@ -416,7 +427,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         }
         for (id, h) in leaving {
             self.owned.remove(&id);
-            self.ids.remove(&h.index);
+            set(&mut self.ids, h.index, None);
             self.world.remove(h)?;
         }
         self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
@@ -424,7 +435,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             for p in parcel::decode::<D>(&words)? {
                 let h = self.world.insert_placed(p.placed)?;
                 self.owned.insert(p.id, h);
-                self.ids.insert(h.index, (p.id, None));
+                set(&mut self.ids, h.index, Some((p.id, None)));
                 self.stats.migrated_in += 1;
             }
         }
@@ -460,40 +471,52 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     }
 
     /// Copies every owned frame whose swept box reaches another rank's
-    /// region there, and inserts the ghosts received.
+    /// region there, and inserts the ghosts received; records every local
+    /// frame's swept box for the ownership of the contacts.
     fn send_ghosts(&mut self, dt: f64) -> Result<(), DistributedError> {
-        let Some(regions) = &self.regions else { return Ok(()) };
+        self.swept.clear();
+        self.swept_at.clear();
         let me = self.comm.rank();
         let mut out = vec![Vec::new(); self.comm.size()];
-        let mut owned: Vec<(&u64, &BodyHandle)> = self.owned.iter().collect();
-        owned.sort_unstable();
-        let mut frames = 0;
-        for (&id, &h) in owned {
-            let placed = self.world.placed(h)?;
-            frames += placed.frames.len();
-            let mut reach: HashMap<usize, Vec<u32>> = HashMap::new();
-            for (k, f) in placed.frames.iter().enumerate() {
-                for r in regions.touching(&swept_box(&placed.body, f, dt)).filter(|&r| r != me) {
-                    reach.entry(r).or_default().push(k as u32);
+        // Owned bodies in slot order (ghosts were dropped after the last
+        // step): deterministic, no sort.
+        let owned: Vec<(u64, BodyHandle)> = (self.ids.iter().enumerate())
+            .filter_map(|(i, e)| e.as_ref().map(|(id, _)| (*id, self.world.handle_of(i as u32))))
+            .collect();
+        let mut reach: Vec<(usize, u32)> = Vec::new();
+        for (id, h) in owned {
+            let (body, frames) = self.world.placed_ref(h)?;
+            let first = self.swept.len();
+            record(&mut self.swept_at, h.index(), first);
+            reach.clear();
+            for (k, f) in frames.enumerate() {
+                let b = swept_box(body, f, dt);
+                self.swept.push(b);
+                if let Some(regions) = &self.regions {
+                    reach.extend(regions.touching(&b).filter(|&r| r != me).map(|r| (r, k as u32)));
                 }
             }
-            let mut reach: Vec<(usize, Vec<u32>)> = reach.into_iter().collect();
             reach.sort_unstable();
-            for (r, indices) in reach {
-                let mut body = placed.body.clone();
-                body.frames = indices.iter().map(|&k| placed.body.frames[k as usize]).collect();
+            for group in reach.chunk_by(|x, y| x.0 == y.0) {
+                let indices: Vec<u32> = group.iter().map(|&(_, k)| k).collect();
+                let placed = self.world.placed(h)?;
+                let mut body = placed.body;
+                body.frames = indices.iter().map(|&k| body.frames[k as usize]).collect();
                 let frames = indices.iter().map(|&k| placed.frames[k as usize]).collect();
-                parcel::encode(&Parcel { id, indices, placed: Placed { body, frames } }, &mut out[r]);
+                parcel::encode(&Parcel { id, indices, placed: Placed { body, frames } }, &mut out[group[0].0]);
             }
         }
         self.stats.owned_bodies = self.owned.len();
-        self.stats.owned_frames = frames;
+        self.stats.owned_frames = self.swept.len();
         self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
         for words in self.comm.exchange(out) {
             for p in parcel::decode::<D>(&words)? {
                 self.stats.ghost_frames += p.indices.len();
+                let first = self.swept.len();
+                self.swept.extend(p.placed.frames.iter().map(|f| swept_box(&p.placed.body, f, dt)));
                 let h = self.world.insert_placed(p.placed)?;
-                self.ids.insert(h.index, (p.id, Some(p.indices)));
+                record(&mut self.swept_at, h.index(), first);
+                set(&mut self.ids, h.index, Some((p.id, Some(p.indices))));
                 self.ghosts.push(h);
             }
         }
@@ -502,43 +525,49 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
 
     /// Steps the local world and keeps the contacts this rank owns.
     fn find_contacts(&mut self, dt: f64) -> Result<(), DistributedError> {
-        // Swept boxes before the step moves the frames: the ownership
-        // point is clamped into both.
-        let mut swept: HashMap<(u32, u32), Aabb<D>> = HashMap::new();
-        for (&index, _) in &self.ids {
-            let h = self.world.handle_of(index);
-            if let Ok(p) = self.world.placed(h) {
-                for (k, f) in p.frames.iter().enumerate() {
-                    swept.insert((index, k as u32), swept_box(&p.body, f, dt));
-                }
-            }
-        }
-        let contacts = self.world.step(dt)?.to_vec();
+        let mut contacts = std::mem::take(&mut self.local);
+        self.world.step_into(dt, &mut contacts)?;
         let me = self.comm.rank();
-        let regions = self.regions.as_ref();
         self.contacts.clear();
-        for c in contacts {
-            let (Some(a), Some(b)) = (self.global(c.a.body.index, c.a.index), self.global(c.b.body.index, c.b.index))
+        for c in &contacts {
+            let (Some(a), Some(b)) =
+                (self.global(c.a.body.index(), c.a.index), self.global(c.b.body.index(), c.b.index))
             else {
                 continue;
             };
-            let (sa, sb) = (swept[&(c.a.body.index, c.a.index)], swept[&(c.b.body.index, c.b.index)]);
+            let (Some(sa), Some(sb)) =
+                (self.swept_of(c.a.body.index(), c.a.index), self.swept_of(c.b.body.index(), c.b.index))
+            else {
+                continue;
+            };
+            // The box's low corner, clamped into both swept boxes: a point
+            // every rank computes alike, and where both frames are.
             let point: [f64; D] = std::array::from_fn(|k| {
                 let lo = c.aabb.min[k].max(sa.min[k]).max(sb.min[k]);
                 lo.min(sa.max[k].min(sb.max[k]))
             });
-            if regions.is_some_and(|r| r.owner(&point) != me) {
+            if self.regions.as_ref().is_some_and(|r| r.owner(&point) != me) {
                 continue;
             }
             let (a, b) = if a < b { (a, b) } else { (b, a) };
             self.contacts.push(GlobalContact { a, b, aabb: c.aabb, time: c.time });
         }
-        self.contacts.sort_by_key(|c| (c.a, c.b));
+        self.local = contacts;
+        self.contacts.sort_unstable_by_key(|c| (c.a, c.b));
         Ok(())
     }
 
+    fn swept_of(&self, body: u32, frame: u32) -> Option<&Aabb<D>> {
+        let at = *self.swept_at.get(body as usize)?;
+        self.swept.get(at as usize + frame as usize)
+    }
+
+    fn id_of(&self, index: u32) -> Option<u64> {
+        self.ids.get(index as usize)?.as_ref().map(|(id, _)| *id)
+    }
+
     fn global(&self, index: u32, frame: u32) -> Option<GlobalFrame> {
-        let (id, indices) = self.ids.get(&index)?;
+        let (id, indices) = self.ids.get(index as usize)?.as_ref()?;
         let index = match indices {
             Some(ks) => *ks.get(frame as usize)?,
             None => frame,
@@ -548,7 +577,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
 
     fn drop_ghosts(&mut self) -> Result<(), DistributedError> {
         for h in std::mem::take(&mut self.ghosts) {
-            self.ids.remove(&h.index);
+            set(&mut self.ids, h.index, None);
             self.world.remove(h)?;
         }
         Ok(())
@@ -581,6 +610,24 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.events = started;
         self.pairs = pairs;
     }
+}
+
+/// Sets entry `index` of a table by local body slot.
+fn set<T: Default + Clone>(table: &mut Vec<T>, index: u32, value: T) {
+    let i = index as usize;
+    if table.len() <= i {
+        table.resize(i + 1, T::default());
+    }
+    table[i] = value;
+}
+
+/// Notes that the swept boxes of the body in slot `index` start at `at`.
+fn record(swept_at: &mut Vec<u32>, index: u32, at: usize) {
+    let i = index as usize;
+    if swept_at.len() <= i {
+        swept_at.resize(i + 1, u32::MAX);
+    }
+    swept_at[i] = at as u32;
 }
 
 /// The box frame `f` (placed, of `body`) sweeps over a step of `dt`.

@@ -25,6 +25,16 @@ impl<const D: usize> World<D> {
         Ok(Placed { body: stored.body.clone(), frames })
     }
 
+    /// The body of `handle` and its frames as placed now, by reference.
+    pub(crate) fn placed_ref(
+        &self,
+        handle: BodyHandle,
+    ) -> Result<(&Body<D>, impl Iterator<Item = &Frame<D>>), WorldError> {
+        let stored = self.stored(handle)?;
+        let store = self.store(stored.body.motion);
+        Ok((&stored.body, stored.at.iter().map(|&i| &store.frames[i as usize])))
+    }
+
     /// Inserts a body whose frames are already placed (another world's, or
     /// a subset of them: a ghost): checked as [`World::insert`] checks a
     /// body, then its frames replaced by the placed ones, bit for bit.

@@ -1,0 +1,68 @@
+//! What splitting a uniform world among ranks costs in ghosts, computed
+//! from the split itself (no processes): `N` boxes of the uniform
+//! benchmark scene (88 units³ per box, half extents 0.5–1.5, random
+//! orientations, velocity components in −3..3, `dt` = 1/60), split by
+//! `fmbgrid::distributed::Regions` for 1 to 64 ranks; for each, the ghost
+//! frames (a frame's copy on each other rank whose region its swept box
+//! reaches), the ghost fraction, and the bytes a step sends (a one-frame
+//! body's ghost parcel: 55 words of 8 bytes in 3D).
+//!
+//! `cargo run --release --example scale_out -- [N]` (default 10,000,000).
+
+use fmbgrid::Aabb;
+use fmbgrid::distributed::Regions;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Words of a one-frame 3D body's parcel (see `distributed/parcel.rs`):
+/// 6 header words, velocity 3, angular velocity 3, pose 12, then per
+/// frame 1 index word, two frames of 12 and a box of 6.
+const GHOST_BYTES: usize = 8 * (6 + 3 + 3 + 12 + 1 + 24 + 6);
+
+fn main() {
+    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(10_000_000);
+    let side = (88.0 * n as f64).cbrt();
+    let dt = 1.0 / 60.0;
+    let mut r = ChaCha8Rng::seed_from_u64(1);
+    let mut points = Vec::with_capacity(n);
+    let mut boxes = Vec::with_capacity(n);
+    for _ in 0..n {
+        let c: [f64; 3] = std::array::from_fn(|_| r.random_range(0.0..side));
+        // A rotated box's extent along an axis is at most |h|·√3; a random
+        // rotation's is sum_j |R_kj| h_j, drawn here from its components.
+        let h: [f64; 3] = std::array::from_fn(|_| r.random_range(0.5..1.5));
+        let half: [f64; 3] = std::array::from_fn(|_| {
+            let u: [f64; 3] = std::array::from_fn(|_| r.random_range(-1.0_f64..1.0));
+            let len = u.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-9);
+            (0..3).map(|j| (u[j] / len).abs() * h[j]).sum::<f64>()
+        });
+        let d: [f64; 3] = std::array::from_fn(|_| r.random_range(-3.0..3.0) * dt);
+        let b = Aabb { min: std::array::from_fn(|k| c[k] - half[k]), max: std::array::from_fn(|k| c[k] + half[k]) };
+        points.push((c, 1u64));
+        boxes.push(b.swept(&d));
+    }
+    println!("# Ghosts of a split uniform world: {n} boxes in a cube of side {side:.1}\n");
+    println!(
+        "| ranks | frames per rank | ghost frames | ghost fraction | ghost bytes per step (all ranks) | per rank |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for ranks in [1, 2, 4, 8, 16, 32, 64] {
+        let regions = Regions::bisect(&points, ranks);
+        let ghosts: usize = points
+            .iter()
+            .zip(&boxes)
+            .map(|((p, _), b)| {
+                let home = regions.owner(p);
+                regions.touching(b).filter(|&k| k != home).count()
+            })
+            .sum();
+        let bytes = ghosts * GHOST_BYTES;
+        println!(
+            "| {ranks} | {} | {ghosts} | {:.4} | {:.1} MB | {:.2} MB |",
+            n / ranks,
+            ghosts as f64 / n as f64,
+            bytes as f64 / 1e6,
+            bytes as f64 / 1e6 / ranks as f64
+        );
+    }
+}
