@@ -43,22 +43,24 @@ fn main() {
     }
     println!("# Ghosts of a split uniform world: {n} boxes in a cube of side {side:.1}\n");
     println!(
-        "| ranks | frames per rank | ghost frames | ghost fraction | ghost bytes per step (all ranks) | per rank |"
+        "| ranks | frames per rank | ghost frames | ghost fraction | most received by a rank / its frames | ghost bytes per step (all ranks) | per rank |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     for ranks in [1, 2, 4, 8, 16, 32, 64] {
         let regions = Regions::bisect(&points, ranks);
-        let ghosts: usize = points
-            .iter()
-            .zip(&boxes)
-            .map(|((p, _), b)| {
-                let home = regions.owner(p);
-                regions.touching(b).filter(|&k| k != home).count()
-            })
-            .sum();
+        let (mut owned, mut received) = (vec![0usize; ranks], vec![0usize; ranks]);
+        for ((p, _), b) in points.iter().zip(&boxes) {
+            let home = regions.owner(p);
+            owned[home] += 1;
+            for k in regions.touching(b).filter(|&k| k != home) {
+                received[k] += 1;
+            }
+        }
+        let ghosts: usize = received.iter().sum();
+        let worst = (0..ranks).map(|k| received[k] as f64 / owned[k].max(1) as f64).fold(0.0, f64::max);
         let bytes = ghosts * GHOST_BYTES;
         println!(
-            "| {ranks} | {} | {ghosts} | {:.4} | {:.1} MB | {:.2} MB |",
+            "| {ranks} | {} | {ghosts} | {:.4} | {worst:.4} | {:.1} MB | {:.2} MB |",
             n / ranks,
             ghosts as f64 / n as f64,
             bytes as f64 / 1e6,

@@ -360,3 +360,26 @@ fn drifting_bodies_migrate_rebalance_and_equal_one_world() {
         }
     }
 }
+
+/// Every body at the same reference point (their frames spread around
+/// it): no cut can separate them, so one rank owns them all and the
+/// others only ghosts, or nothing.
+#[test]
+fn every_body_on_one_rank_equals_one_world() {
+    let mut r = ChaCha8Rng::seed_from_u64(9);
+    let mut ops: Vec<Op<3>> = (0..80)
+        .map(|_| {
+            let offset: [f64; 3] = std::array::from_fn(|_| r.random_range(-8.0..8.0));
+            let f = Frame::from_aabb(offset, offset.map(|x| x + 1.5)).unwrap();
+            Op::Insert(Body::moving(vec![f]).with_velocity(std::array::from_fn(|_| r.random_range(-2.0..2.0))))
+        })
+        .collect();
+    ops.extend((0..5).map(|_| Op::Step(0.25)));
+    let want = single(&ops, WorldConfig::default());
+    assert!(want.iter().any(|s| !s.0.is_empty()), "the scene must have contacts");
+    for ranks in 2..=4 {
+        for (got, _) in distributed(&ops, WorldConfig::default(), ranks) {
+            assert_eq!(got, want, "{ranks} ranks");
+        }
+    }
+}

@@ -4,7 +4,8 @@
 //! every body, and compares the gathered contacts after every step, bit
 //! for bit (each pair exactly once: the gathered list is strictly sorted).
 //! The scenes: uniform 2D boxes in walls larger than a region, mixed
-//! sizes 1:1000, a mostly static ground with crates, turning bodies, a
+//! sizes 1:1000, a ground with crates, a mostly static field of boxes,
+//! turning bodies, a
 //! mesh scene, and a cluster in a corner (empty ranks) with bodies that
 //! cross several regions in one step. Needs the `mpi` feature and an MPI
 //! implementation (`.ci/run` installs Open MPI).
@@ -45,6 +46,11 @@ fn mixed_sizes() {
 #[test]
 fn mostly_static_ground_with_crates() {
     check("assets/scenes/default.toml", 8);
+}
+
+#[test]
+fn a_mostly_static_world() {
+    check("tests/scenes/mpi_mostly_static.toml", 8);
 }
 
 #[test]
