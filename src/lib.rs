@@ -24,6 +24,9 @@
 //! * [`world`]: bodies of frames and [`World::step`], which runs all of the
 //!   above each frame of a simulation loop, and [`World::debug_draw`],
 //!   which hands a renderer the lines of the frames and boxes;
+//! * [`distributed`]: one world split across ranks (threads, or MPI
+//!   processes with the `mpi` feature), with the contacts of one
+//!   [`World`], bit for bit;
 //! * [`sat`]: a separating-axis test for the same frames, used for
 //!   validation and as the benchmark peer.
 //!
@@ -46,7 +49,10 @@
 //!   ([`World::snapshot`] and [`World::restore`] need no feature);
 //! * `mint` (off by default): the `interop` module, poses from and to
 //!   mint's quaternions and homogeneous matrices (glam, nalgebra and
-//!   cgmath convert through mint).
+//!   cgmath convert through mint);
+//! * `mpi` (off by default): `distributed::MpiComm`, the distributed world
+//!   across MPI processes (needs an MPI implementation and libclang to
+//!   build), and with `cli` the `fmbgrid-mpi` runner.
 //!
 //! On docs.rs every item says which feature it needs.
 //!

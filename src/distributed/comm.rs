@@ -90,7 +90,15 @@ impl Comm for LocalComm {
 
 /// MPI between processes (`mpirun -np N`): the exchange is an
 /// `MPI_Alltoall` of the counts, then an `MPI_Alltoallv` of the words.
+///
+/// ```no_run
+/// use fmbgrid::distributed::{Comm, DistributedWorld, MpiComm};
+/// let universe = mpi::initialize().expect("MPI starts once");
+/// let world = DistributedWorld::<3, _>::new(MpiComm::world(&universe), fmbgrid::WorldConfig::default());
+/// println!("rank {} of {}", world.comm().rank(), world.comm().size());
+/// ```
 #[cfg(feature = "mpi")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mpi")))]
 pub struct MpiComm {
     world: mpi::topology::SimpleCommunicator,
 }
