@@ -210,10 +210,9 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Errors
     /// As [`World::insert`], on every rank.
     pub fn insert(&mut self, body: Body<D>) -> Result<GlobalHandle, DistributedError> {
-        // Every rank checks the body as the owner will (a world of its own
-        // accepts it), so that all give the same answer.
-        let mut probe = World::new(self.config);
-        probe.insert(body.clone())?;
+        // Every rank checks the body as the owner's world will, so that
+        // all give the same answer.
+        self.world.admit(&mut body.clone())?;
         let id = self.live.len() as u64;
         let owner = match &self.regions {
             Some(r) => r.owner(&body.pose.translation()),

@@ -333,26 +333,8 @@ impl<const D: usize> World<D> {
     /// # Ok::<(), fmbgrid::FrameError>(())
     /// ```
     pub fn insert(&mut self, mut body: Body<D>) -> Result<BodyHandle, WorldError> {
-        if body.frames.is_empty() {
-            return Err(WorldError::EmptyBody);
-        }
-        let frames = self.store(body.motion).len() + body.frames.len();
-        if frames > MAX_ITEMS || (self.free.is_empty() && self.slots.len() >= u32::MAX as usize) {
-            return Err(WorldError::TooMany);
-        }
-        check_vector("velocity", &body.velocity)?;
-        check_vector("angular velocity", &body.angular_velocity)?;
-        for f in &mut body.frames {
-            // Frame velocities are replaced by the body's.
-            if f.is_moving() {
-                *f = Frame::new(f.kind(), f.origin(), f.components())?;
-            }
-        }
-        let placed = place(&body)?;
+        let placed = self.admit(&mut body)?;
         let turns = body.angular_velocity != [0.0; 3];
-        if body.motion == Motion::Fixed && (body.velocity != [0.0; D] || turns) {
-            return Err(WorldError::FixedVelocity);
-        }
         self.turning += usize::from(turns);
         let index = match self.free.pop() {
             Some(i) => i,
@@ -376,6 +358,33 @@ impl<const D: usize> World<D> {
         self.slots[index as usize].stored = Some(Stored { body, at });
         self.len += 1;
         Ok(BodyHandle { index, generation })
+    }
+
+    /// The checks of [`World::insert`], without inserting: the body's
+    /// frames placed at its pose (its frames' own velocities dropped: the
+    /// body's replace them), or the error `insert` would give.
+    pub(crate) fn admit(&self, body: &mut Body<D>) -> Result<Vec<Frame<D>>, WorldError> {
+        if body.frames.is_empty() {
+            return Err(WorldError::EmptyBody);
+        }
+        let frames = self.store(body.motion).len() + body.frames.len();
+        if frames > MAX_ITEMS || (self.free.is_empty() && self.slots.len() >= u32::MAX as usize) {
+            return Err(WorldError::TooMany);
+        }
+        check_vector("velocity", &body.velocity)?;
+        check_vector("angular velocity", &body.angular_velocity)?;
+        for f in &mut body.frames {
+            // Frame velocities are replaced by the body's.
+            if f.is_moving() {
+                *f = Frame::new(f.kind(), f.origin(), f.components())?;
+            }
+        }
+        let placed = place(body)?;
+        let turns = body.angular_velocity != [0.0; 3];
+        if body.motion == Motion::Fixed && (body.velocity != [0.0; D] || turns) {
+            return Err(WorldError::FixedVelocity);
+        }
+        Ok(placed)
     }
 
     /// Reserves room for `bodies` more bodies of `motion` with `frames`
