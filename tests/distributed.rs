@@ -265,6 +265,12 @@ fn interval_detail_equals_one_world() {
 }
 
 #[test]
+fn candidates_detail_equals_one_world() {
+    let config = WorldConfig::default().with_contact_detail(fmbgrid::ContactDetail::Candidates);
+    check::<2>(&scene(10, 200, 25.0, &[1.0, 4.0], 0.2, 4), config);
+}
+
+#[test]
 fn a_runaway_is_refused_on_every_rank_and_changes_nothing() {
     let mut ops = scene::<2>(7, 60, 20.0, &[1.0], 0.0, 2);
     ops.push(Op::Velocity(3, [1e14, 0.0])); // 5e13 in a step: past a unit frame's reach
