@@ -11,14 +11,38 @@ use std::sync::{Arc, Barrier, Mutex};
 /// of times, in the same order.
 pub trait Comm {
     /// This rank, `0..size()`.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{Comm, LocalComm};
+    /// let comm = LocalComm::group(1).pop().unwrap();
+    /// assert_eq!(comm.rank(), 0);
+    /// ```
     fn rank(&self) -> usize;
     /// How many ranks the group has.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{Comm, LocalComm};
+    /// let comm = LocalComm::group(1).pop().unwrap();
+    /// assert_eq!(comm.size(), 1);
+    /// ```
     fn size(&self) -> usize;
     /// Sends `out[r]` to rank `r` (one buffer per rank, this one's own
     /// included) and returns what each rank sent to this one, by rank.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{Comm, LocalComm};
+    /// let comm = LocalComm::group(1).pop().unwrap();
+    /// assert_eq!(comm.exchange(vec![vec![1, 2]]), vec![vec![1, 2]]); // to itself
+    /// ```
     fn exchange(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>>;
 
     /// Every rank's `mine`, by rank, on every rank.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{Comm, LocalComm};
+    /// let comm = LocalComm::group(1).pop().unwrap();
+    /// assert_eq!(comm.all_gather(vec![3]), vec![vec![3]]);
+    /// ```
     fn all_gather(&self, mine: Vec<u64>) -> Vec<Vec<u64>> {
         self.exchange(vec![mine; self.size()])
     }
@@ -54,6 +78,13 @@ struct Shared {
 
 impl LocalComm {
     /// One communicator per rank of a group of `size` ranks (at least 1).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{Comm, LocalComm};
+    /// let comm = LocalComm::group(1).pop().unwrap();
+    /// assert_eq!(LocalComm::group(4).len(), 4);
+    /// assert_eq!(comm.size(), 1);
+    /// ```
     pub fn group(size: usize) -> Vec<LocalComm> {
         let size = size.max(1);
         let shared =

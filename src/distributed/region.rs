@@ -36,28 +36,61 @@ impl<const D: usize> Regions<D> {
 
     /// The rank owning point `p` (the last rank for a point that is not a
     /// number, so that every input has one owner).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::Regions;
+    /// let r = Regions::<2>::bisect(&[([0.0, 0.0], 1), ([10.0, 0.0], 1)], 2);
+    /// assert_eq!((r.owner(&[0.0, 5.0]), r.owner(&[10.0, -5.0])), (0, 1));
+    /// assert_eq!(r.owner(&[f64::NAN, 0.0]), 1);
+    /// ```
     pub fn owner(&self, p: &[f64; D]) -> usize {
         let inside = |r: &Aabb<D>| (0..D).all(|k| r.min[k] <= p[k] && p[k] < r.max[k]);
         self.regions.iter().position(inside).unwrap_or(self.regions.len() - 1)
     }
 
     /// Every rank whose region's closure meets box `b`.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::Regions;
+    /// let r = Regions::<2>::bisect(&[([0.0, 0.0], 1), ([10.0, 0.0], 1)], 2);
+    /// let b = fmbgrid::Aabb { min: [9.0, 0.0], max: [11.0, 1.0] };
+    /// assert_eq!(r.touching(&b).collect::<Vec<_>>(), [0, 1]); // it reaches the cut at 10
+    /// ```
     pub fn touching<'a>(&'a self, b: &'a Aabb<D>) -> impl Iterator<Item = usize> + 'a {
         let meets = |r: &Aabb<D>| (0..D).all(|k| b.max[k] >= r.min[k] && b.min[k] <= r.max[k]);
         self.regions.iter().enumerate().filter(move |(_, r)| meets(r)).map(|(k, _)| k)
     }
 
     /// How many ranks the split is for.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::Regions;
+    /// let r = Regions::<2>::bisect(&[([0.0, 0.0], 1), ([10.0, 0.0], 1)], 2);
+    /// assert_eq!(r.len(), 2);
+    /// ```
     pub fn len(&self) -> usize {
         self.regions.len()
     }
 
     /// Never empty: a split has at least one rank.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::Regions;
+    /// let r = Regions::<2>::bisect(&[([0.0, 0.0], 1), ([10.0, 0.0], 1)], 2);
+    /// assert!(!r.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.regions.is_empty()
     }
 
     /// The region of rank `r`.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::Regions;
+    /// let r = Regions::<2>::bisect(&[([0.0, 0.0], 1), ([10.0, 0.0], 1)], 2);
+    /// assert_eq!(r.region(0).map(|b| b.max[0]), Some(10.0));
+    /// assert!(r.region(2).is_none());
+    /// ```
     pub fn region(&self, r: usize) -> Option<&Aabb<D>> {
         self.regions.get(r)
     }

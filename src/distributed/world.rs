@@ -13,11 +13,29 @@ use crate::frame::Frame;
 use crate::world::{Body, BodyHandle, Placed, Pose, Runaway, World, WorldConfig};
 
 /// A body of a [`DistributedWorld`]: the same on every rank, and valid
-/// whichever rank the body lives on (ids are never reused).
+/// whichever rank the body lives on (ids are never reused: the `n`th
+/// body inserted is `GlobalHandle(n)`).
+///
+/// ```
+/// use fmbgrid::distributed::{DistributedWorld, GlobalHandle, LocalComm};
+/// use fmbgrid::{Body, Frame3, WorldConfig};
+/// let mut world = DistributedWorld::<3, _>::new(LocalComm::group(1).pop().unwrap(), WorldConfig::default());
+/// let unit = || Frame3::from_aabb([0.0; 3], [1.0; 3]).unwrap();
+/// assert_eq!(world.insert(Body::fixed(vec![unit()]))?, GlobalHandle(0));
+/// assert_eq!(world.insert(Body::fixed(vec![unit()]))?, GlobalHandle(1));
+/// # Ok::<(), fmbgrid::distributed::DistributedError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GlobalHandle(pub u64);
 
 /// A frame of a [`DistributedWorld`]: its body and its index in the body.
+/// Ordered by body, then index (contacts are sorted by their frames).
+///
+/// ```
+/// use fmbgrid::distributed::{GlobalFrame, GlobalHandle};
+/// let f = |b, i| GlobalFrame { body: GlobalHandle(b), index: i };
+/// assert!(f(0, 5) < f(1, 0) && f(1, 0) < f(1, 1));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GlobalFrame {
     /// The body.
@@ -28,7 +46,7 @@ pub struct GlobalFrame {
 
 /// A contact of a [`DistributedWorld`], reported by exactly one rank: the
 /// pair (`a < b`), the exact box and the interval, as [`World::step`]
-/// computes them.
+/// computes them. See [`DistributedWorld::contacts`] for an example.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GlobalContact<const D: usize> {
     /// The smaller frame of the pair.
@@ -42,7 +60,7 @@ pub struct GlobalContact<const D: usize> {
 }
 
 /// A change in which bodies touch between two steps, the same on every
-/// rank.
+/// rank. See [`DistributedWorld::events`] for an example.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GlobalEvent {
     /// The bodies touch in this step and did not in the previous one.
@@ -53,6 +71,12 @@ pub enum GlobalEvent {
 
 /// Why a [`DistributedWorld`] refused an operation: the same error on
 /// every rank, and nothing changed anywhere.
+///
+/// ```
+/// use fmbgrid::distributed::{DistributedError, DistributedWorld, GlobalHandle, LocalComm};
+/// let mut world = DistributedWorld::<2, _>::new(LocalComm::group(1).pop().unwrap(), fmbgrid::WorldConfig::default());
+/// assert_eq!(world.remove(GlobalHandle(3)), Err(DistributedError::StaleHandle(GlobalHandle(3))));
+/// ```
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DistributedError {
@@ -78,7 +102,8 @@ pub enum DistributedError {
     Runaway(GlobalHandle),
 }
 
-/// What a step cost in communication, on this rank.
+/// What a step cost in communication, on this rank. See
+/// [`DistributedWorld::stats`] for an example.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepStats {
     /// Bodies this rank owns.
@@ -161,6 +186,15 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
 
 impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// An empty world over the ranks of `comm`.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// assert!(world.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(comm: C, config: WorldConfig) -> Self {
         DistributedWorld {
             comm,
@@ -185,6 +219,16 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
 
     /// Splits space anew when the heaviest rank holds more than `1 +
     /// imbalance` times the mean number of frames (0.25 by default).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// let world = world.with_imbalance(0.5); // a new split past 1.5x the mean
+    /// assert_eq!(world.rank(), (0, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn with_imbalance(mut self, imbalance: f64) -> Self {
         if imbalance.is_finite() && imbalance >= 0.0 {
             self.imbalance = imbalance;
@@ -193,12 +237,31 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     }
 
     /// This rank and the number of ranks.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// assert_eq!(world.rank(), (0, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn rank(&self) -> (usize, usize) {
         (self.comm.rank(), self.comm.size())
     }
 
     /// The ranks' communicator, for collectives of the caller's own (every
     /// rank must make them, in the same order).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// use fmbgrid::distributed::Comm;
+    /// assert_eq!(world.comm().all_gather(vec![7]), vec![vec![7]]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn comm(&self) -> &C {
         &self.comm
     }
@@ -209,6 +272,17 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     ///
     /// # Errors
     /// As [`World::insert`], on every rank.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// let h = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// assert_eq!((h.0, world.len()), (0, 1));
+    /// assert!(world.insert(Body::moving(vec![])).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn insert(&mut self, body: Body<D>) -> Result<GlobalHandle, DistributedError> {
         // Every rank checks the body as the owner's world will, so that
         // all give the same answer.
@@ -231,6 +305,17 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     ///
     /// # Errors
     /// [`DistributedError::StaleHandle`] on every rank.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// let h = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// world.remove(h)?;
+    /// assert!(world.remove(h).is_err()); // gone everywhere
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn remove(&mut self, h: GlobalHandle) -> Result<(), DistributedError> {
         self.check(h)?;
         self.live[h.0 as usize] = false;
@@ -247,6 +332,17 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// Stale handles and bad numbers on every rank;
     /// [`DistributedError::Refused`] for a fixed body, from the owner,
     /// shared with every rank.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// let h = world.insert(Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// world.set_velocity(h, [1.0, 0.0])?;
+    /// assert!(world.set_velocity(h, [f64::NAN, 0.0]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn set_velocity(&mut self, h: GlobalHandle, velocity: [f64; D]) -> Result<(), DistributedError> {
         self.check(h)?;
         crate::world::check_vector("velocity", &velocity)?;
@@ -259,33 +355,97 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// A stale handle on every rank; [`DistributedError::Refused`] with
     /// [`World::set_pose`]'s reason, from the owner, shared with every
     /// rank.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// use fmbgrid::Pose;
+    /// let h = world.insert(Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// world.set_pose(h, Pose::from_translation([5.0, 0.0])?)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn set_pose(&mut self, h: GlobalHandle, pose: Pose<D>) -> Result<(), DistributedError> {
         self.check(h)?;
         self.on_owner(h, |w, local| w.set_pose(local, pose))
     }
 
     /// The bodies of this rank (owned, not ghosts).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// assert_eq!(world.owned_len(), 1); // the only rank owns everything
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn owned_len(&self) -> usize {
         self.owned.len()
     }
 
     /// The bodies of the whole world.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// assert_eq!(world.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.live.iter().filter(|&&l| l).count()
     }
 
     /// True when the whole world has no body.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// assert!(world.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// The contacts this rank owns from the last step, sorted by pair.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [2.0; 2])?]))?;
+    /// world.insert(Body::moving(vec![Frame2::from_aabb([1.0; 2], [3.0; 2])?]))?;
+    /// world.step(0.1)?;
+    /// assert_eq!(world.contacts().len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn contacts(&self) -> &[GlobalContact<D>] {
         &self.contacts
     }
 
     /// Every rank's contacts of the last step, sorted by pair, on every
     /// rank (collective: every rank calls it).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [2.0; 2])?]))?;
+    /// world.insert(Body::moving(vec![Frame2::from_aabb([1.0; 2], [3.0; 2])?]))?;
+    /// world.step(0.1)?;
+    /// assert_eq!(world.gather_contacts(), world.contacts()); // one rank holds them all
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn gather_contacts(&self) -> Vec<GlobalContact<D>> {
         let mut mine = Vec::with_capacity(self.contacts.len() * (4 + 2 * D + 2));
         for c in &self.contacts {
@@ -305,27 +465,86 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
 
     /// Body pairs in contact in the last step, sorted, the same on every
     /// rank.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// let a = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [2.0; 2])?]))?;
+    /// let b = world.insert(Body::moving(vec![Frame2::from_aabb([1.0; 2], [3.0; 2])?]))?;
+    /// world.step(0.1)?;
+    /// assert_eq!(world.body_pairs(), &[(a, b)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn body_pairs(&self) -> &[(GlobalHandle, GlobalHandle)] {
         &self.pairs
     }
 
     /// The last step's events, the same on every rank: started then ended,
     /// each sorted.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// use fmbgrid::distributed::GlobalEvent;
+    /// let a = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [2.0; 2])?]))?;
+    /// let b = world.insert(Body::moving(vec![Frame2::from_aabb([1.0; 2], [3.0; 2])?]))?;
+    /// world.step(0.1)?;
+    /// assert_eq!(world.events(), &[GlobalEvent::Started(a, b)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn events(&self) -> &[GlobalEvent] {
         &self.events
     }
 
     /// Bodies the last step parked (as [`World::parked`]), on every rank.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// let h = world.insert(Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]).with_velocity([1e14, 0.0]))?;
+    /// world.step(1.0)?; // 1e14 in one step: past a unit frame's reach
+    /// assert_eq!(world.parked(), &[h]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn parked(&self) -> &[GlobalHandle] {
         &self.parked
     }
 
     /// What the last step cost on this rank.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// world.insert(Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// world.step(0.1)?;
+    /// assert_eq!((world.stats().owned_frames, world.stats().ghost_frames), (1, 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn stats(&self) -> StepStats {
         self.stats
     }
 
     /// The split of space, once the first step has made one.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// world.insert(Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+    /// assert!(world.regions().is_none());
+    /// world.step(0.1)?;
+    /// assert_eq!(world.regions().map(|r| r.len()), Some(1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn regions(&self) -> Option<&Regions<D>> {
         self.regions.as_ref()
     }
@@ -338,6 +557,18 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// anywhere: [`WorldError::BadTimeStep`], or under [`Runaway::Refuse`]
     /// [`DistributedError::Runaway`] for the runaway body of the smallest
     /// id.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// world.insert(Body::fixed(vec![Frame2::from_aabb([0.0, -1.0], [9.0, 0.0])?]))?;
+    /// world.insert(Body::moving(vec![Frame2::from_aabb([1.0, 0.5], [2.0, 1.5])?]).with_velocity([0.0, -10.0]))?;
+    /// assert_eq!(world.step(0.1)?.len(), 1); // falls 1 unit: into the floor
+    /// assert!(world.step(f64::NAN).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn step(&mut self, dt: f64) -> Result<&[GlobalContact<D>], DistributedError> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(WorldError::BadTimeStep { dt }.into());
