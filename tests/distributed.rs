@@ -389,3 +389,27 @@ fn every_body_on_one_rank_equals_one_world() {
         }
     }
 }
+
+/// Fast bodies whose velocities change every step, many of them: bodies
+/// migrate, their ghosts' holders change, and a ghost left behind by a
+/// body's old owner must go (or it drifts on with the old motion into
+/// another rank's contacts).
+#[test]
+fn busy_worlds_with_velocity_changes_every_step_equal_one_world() {
+    let mut r = ChaCha8Rng::seed_from_u64(11);
+    let n = 300;
+    let mut ops: Vec<Op<2>> = (0..n).map(|_| Op::Insert(random_body::<2>(&mut r, 30.0, 0.8, false))).collect();
+    for _ in 0..16 {
+        ops.push(Op::Step(0.25));
+        for _ in 0..n / 5 {
+            let i = r.random_range(0..n) as u64;
+            ops.push(Op::Velocity(i, std::array::from_fn(|_| r.random_range(-24.0..24.0))));
+        }
+    }
+    let want = single(&ops, WorldConfig::default());
+    for ranks in 2..=4 {
+        for (got, _) in distributed(&ops, WorldConfig::default(), ranks) {
+            assert_eq!(got, want, "{ranks} ranks");
+        }
+    }
+}

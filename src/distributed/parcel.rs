@@ -50,6 +50,64 @@ pub(crate) fn decode<const D: usize>(words: &[u64]) -> Result<Vec<Parcel<D>>, Wo
     Ok(parcels)
 }
 
+/// A body's motion for its ghosts: velocity, turn, and the pose when the
+/// owner placed the body anew.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct MotionUpdate<const D: usize> {
+    pub velocity: [f64; D],
+    pub turn: [f64; 3],
+    pub pose: Option<Pose<D>>,
+}
+
+/// What a rank tells the holders of its bodies' ghosts.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Message<const D: usize> {
+    /// A ghost, new or replacing the one held.
+    Ghost(Parcel<D>),
+    /// The body's motion changed (or it was placed anew).
+    Motion(u64, MotionUpdate<D>),
+    /// The ghost is no longer needed (or its body moved to another rank).
+    Drop(u64),
+}
+
+/// Appends `m` to `out`.
+pub(crate) fn encode_message<const D: usize>(m: &Message<D>, out: &mut Vec<u64>) {
+    match m {
+        Message::Ghost(p) => {
+            out.push(0);
+            encode(p, out);
+        }
+        Message::Motion(id, motion) => {
+            out.extend([1, *id, u64::from(motion.pose.is_some())]);
+            out.extend(motion.velocity.iter().chain(&motion.turn).map(|x| x.to_bits()));
+            let pose = motion.pose.unwrap_or(Pose::IDENTITY);
+            out.extend(pose.linear().as_flattened().iter().chain(&pose.translation()).map(|x| x.to_bits()));
+        }
+        Message::Drop(id) => out.extend([2, *id]),
+    }
+}
+
+/// Reads the messages of `words` (as many as [`encode_message`] wrote).
+pub(crate) fn decode_messages<const D: usize>(words: &[u64]) -> Result<Vec<Message<D>>, WorldError> {
+    let mut r = Reader { words, at: 0 };
+    let mut messages = Vec::new();
+    while r.at < words.len() {
+        messages.push(match r.word()? {
+            0 => Message::Ghost(r.parcel()?),
+            1 => {
+                let id = r.word()?;
+                let placed = r.word()? == 1;
+                let (velocity, turn) = (r.floats()?, r.floats()?);
+                let pose = Pose::new(r.matrix()?, r.floats()?)?;
+                Message::Motion(id, MotionUpdate { velocity, turn, pose: placed.then_some(pose) })
+            }
+            2 => Message::Drop(r.word()?),
+            _ => return Err(BAD),
+        });
+    }
+    Ok(messages)
+}
+
 struct Reader<'a> {
     words: &'a [u64],
     at: usize,
@@ -85,7 +143,9 @@ impl Reader<'_> {
         let mask = u32::try_from(self.word()?).map_err(|_| BAD)?;
         let user_data = self.word()?;
         let n = usize::try_from(self.word()?).map_err(|_| BAD)?;
-        if n == 0 || n > self.words.len() {
+        // Each frame takes more than 2D words: a count past what is left is
+        // corrupt (and must not size an allocation).
+        if n == 0 || n > (self.words.len() - self.at) / (2 * D) {
             return Err(BAD);
         }
         let velocity = self.floats::<D>()?;

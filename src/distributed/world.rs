@@ -5,7 +5,7 @@
 use hashbrown::HashMap;
 
 use super::comm::Comm;
-use super::parcel::{self, Parcel};
+use super::parcel::{self, Message, MotionUpdate, Parcel};
 use super::region::Regions;
 use crate::aabb::Aabb;
 use crate::error::WorldError;
@@ -170,7 +170,22 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     /// By local body slot: the global id, and for a ghost the indices of
     /// its frames in the owner's body.
     ids: Vec<Option<(u64, Option<Vec<u32>>)>>,
-    ghosts: Vec<BodyHandle>,
+    /// Ghosts held here, by global id: the local body and the indices of
+    /// its frames in the owner's body. They stay from step to step, moved
+    /// by the local world as the owner's world moves the body.
+    held: HashMap<u64, (BodyHandle, Vec<u32>)>,
+    /// For each owned body, the ranks holding a ghost of it, and which
+    /// frames.
+    sent: HashMap<u64, Holders>,
+    /// Owned bodies whose motion changed since their ghosts were told,
+    /// and whether they were placed anew ([`DistributedWorld::set_pose`]).
+    changed: HashMap<u64, bool>,
+    /// Ghosts of bodies that left this rank, to drop: (holder, id).
+    orphans: Vec<(usize, u64)>,
+    /// Steps until the ghosts are chosen afresh.
+    until_sync: u32,
+    /// The heaviest rank against the mean just after the last split.
+    split_ratio: f64,
     /// The step's swept boxes of every local frame (owned and ghost):
     /// those of the body of slot `i` from `swept_at[i]` on.
     swept: Vec<Aabb<D>>,
@@ -205,7 +220,12 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             live: Vec::new(),
             owned: HashMap::new(),
             ids: Vec::new(),
-            ghosts: Vec::new(),
+            held: HashMap::new(),
+            sent: HashMap::new(),
+            changed: HashMap::new(),
+            orphans: Vec::new(),
+            until_sync: 0,
+            split_ratio: 1.0,
             swept: Vec::new(),
             swept_at: Vec::new(),
             contacts: Vec::new(),
@@ -322,7 +342,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         if let Some(local) = self.owned.remove(&h.0) {
             set(&mut self.ids, local.index, None);
             self.world.remove(local)?;
+            self.sent.remove(&h.0);
+            self.changed.remove(&h.0);
         }
+        // Every rank hears of it: a ghost of the body goes too.
+        self.drop_ghost(h.0)?;
         Ok(())
     }
 
@@ -346,7 +370,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     pub fn set_velocity(&mut self, h: GlobalHandle, velocity: [f64; D]) -> Result<(), DistributedError> {
         self.check(h)?;
         crate::world::check_vector("velocity", &velocity)?;
-        self.on_owner(h, |w, local| w.set_velocity(local, velocity))
+        self.on_owner(h, |w, local| w.set_velocity(local, velocity))?;
+        if self.owned.contains_key(&h.0) {
+            self.changed.entry(h.0).or_insert(false);
+        }
+        Ok(())
     }
 
     /// Places a body at a new pose.
@@ -368,7 +396,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// ```
     pub fn set_pose(&mut self, h: GlobalHandle, pose: Pose<D>) -> Result<(), DistributedError> {
         self.check(h)?;
-        self.on_owner(h, |w, local| w.set_pose(local, pose))
+        self.on_owner(h, |w, local| w.set_pose(local, pose))?;
+        if self.owned.contains_key(&h.0) {
+            self.changed.insert(h.0, true);
+        }
+        Ok(())
     }
 
     /// The bodies of this rank (owned, not ghosts).
@@ -576,12 +608,14 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.stats = StepStats::default();
         self.check_runaways(dt)?;
         self.balance()?;
-        let stepped = self.send_ghosts(dt).and_then(|()| self.find_contacts(dt));
-        // Ghosts live for one step, whatever happened in it.
-        self.drop_ghosts()?;
-        stepped?;
+        self.send_ghosts(dt)?;
+        self.find_contacts(dt)?;
         self.update_pairs();
         Ok(&self.contacts)
+    }
+
+    fn is_live(&self, h: GlobalHandle) -> bool {
+        self.live.get(h.0 as usize).copied().unwrap_or(false)
     }
 
     fn check(&self, h: GlobalHandle) -> Result<(), DistributedError> {
@@ -615,9 +649,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// stop (ghosts then carry the stopped motion), or every rank refuses.
     fn check_runaways(&mut self, dt: f64) -> Result<(), DistributedError> {
         let found = self.world.runaways(dt);
-        let ids: Vec<u64> = found.iter().filter_map(|(h, _)| self.id_of(h.index)).collect();
+        let ids: Vec<u64> = found.iter().filter_map(|h| self.id_of(h.index)).collect();
         let mut all: Vec<u64> = self.comm.all_gather(ids).concat();
+        // The owner and the holders of a ghost may all find it.
         all.sort_unstable();
+        all.dedup();
         self.parked.clear();
         if all.is_empty() {
             return Ok(());
@@ -625,8 +661,12 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         if self.config.runaway == Runaway::Refuse {
             return Err(DistributedError::Runaway(GlobalHandle(all[0])));
         }
-        for (h, _) in &found {
+        for h in &found {
             self.world.park(*h);
+            if let Some(id) = self.id_of(h.index).filter(|id| self.owned.contains_key(id)) {
+                // A ghost may hold too few frames to find it: tell them.
+                self.changed.entry(id).or_insert(false);
+            }
         }
         self.parked = all.into_iter().map(GlobalHandle).collect();
         Ok(())
@@ -636,11 +676,18 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// reference point is in another rank's region there.
     fn balance(&mut self) -> Result<(), DistributedError> {
         let frames: usize = self.owned.values().filter_map(|&h| self.world.body(h).ok()).map(|b| b.frames.len()).sum();
-        let loads: Vec<u64> = self.comm.all_gather(vec![frames as u64]).iter().map(|w| w[0]).collect();
+        let loads: Vec<u64> =
+            self.comm.all_gather(vec![frames as u64]).iter().map(|w| w.first().copied().unwrap_or(0)).collect();
         let mean = loads.iter().sum::<u64>() as f64 / loads.len() as f64;
         let heaviest = loads.iter().copied().max().unwrap_or(0) as f64;
-        if self.regions.is_none() || heaviest > (1.0 + self.imbalance) * mean.max(1.0) {
+        // Past the threshold, and past what the last split achieved (a
+        // split cannot cut one heavy body, or bodies at one point).
+        let ratio = heaviest / mean.max(1.0);
+        if self.regions.is_none() || ratio > (1.0 + self.imbalance) * self.split_ratio.max(1.0) {
             self.split()?;
+            self.split_ratio = f64::INFINITY; // measured at the next step
+        } else if self.split_ratio.is_infinite() {
+            self.split_ratio = ratio;
         }
         let Some(regions) = &self.regions else { return Ok(()) };
         let me = self.comm.rank();
@@ -659,10 +706,15 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             self.owned.remove(&id);
             set(&mut self.ids, h.index, None);
             self.world.remove(h)?;
+            self.changed.remove(&id);
+            // Its new owner sends ghosts of its own; these go.
+            let holders = self.sent.remove(&id).unwrap_or_default();
+            self.orphans.extend(holders.into_iter().map(|(r, _)| (r, id)));
         }
         self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
         for words in self.comm.exchange(out) {
             for p in parcel::decode::<D>(&words)? {
+                self.drop_ghost(p.id)?;
                 let h = self.world.insert_placed(p.placed)?;
                 self.owned.insert(p.id, h);
                 set(&mut self.ids, h.index, Some((p.id, None)));
@@ -700,55 +752,136 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         Ok(())
     }
 
-    /// Copies every owned frame whose swept box reaches another rank's
-    /// region there, and inserts the ghosts received; records every local
-    /// frame's swept box for the ownership of the contacts.
+    /// Tells the other ranks what their ghosts of this rank's bodies need
+    /// (new frames, a changed motion, drops), does what they tell this
+    /// one, and records every local frame's swept box for the ownership of
+    /// the contacts. Ghosts stay from step to step (the local world moves
+    /// them as the owner's moves the body), so the local world changes its
+    /// bodies only when a ghost comes or goes: every `SYNC_EVERY` steps,
+    /// when the ghosts are chosen afresh with room for the steps until the
+    /// next choice, or when a frame reaches a rank sooner.
     fn send_ghosts(&mut self, dt: f64) -> Result<(), DistributedError> {
         self.swept.clear();
         self.swept_at.clear();
-        let me = self.comm.rank();
+        let sync = self.until_sync == 0;
+        self.until_sync = if sync { SYNC_EVERY - 1 } else { self.until_sync - 1 };
         let mut out = vec![Vec::new(); self.comm.size()];
-        // Owned bodies in slot order (ghosts were dropped after the last
-        // step): deterministic, no sort.
+        for (r, id) in self.orphans.drain(..) {
+            parcel::encode_message::<D>(&Message::Drop(id), &mut out[r]);
+        }
+        // Owned bodies in slot order: deterministic, no sort.
         let owned: Vec<(u64, BodyHandle)> = (self.ids.iter().enumerate())
-            .filter_map(|(i, e)| e.as_ref().map(|(id, _)| (*id, self.world.handle_of(i as u32))))
+            .filter_map(|(i, e)| match e {
+                Some((id, None)) => Some((*id, self.world.handle_of(i as u32))),
+                _ => None,
+            })
             .collect();
-        let mut reach: Vec<(usize, u32)> = Vec::new();
+        let mut wanted: Vec<(usize, u32)> = Vec::new();
         for (id, h) in owned {
-            let (body, frames) = self.world.placed_ref(h)?;
-            let first = self.swept.len();
-            record(&mut self.swept_at, h.index(), first);
-            reach.clear();
-            for (k, f) in frames.enumerate() {
-                let b = swept_box(body, f, dt);
-                self.swept.push(b);
-                if let Some(regions) = &self.regions {
-                    reach.extend(regions.touching(&b).filter(|&r| r != me).map(|r| (r, k as u32)));
-                }
+            self.wanted(h, dt, sync, &mut wanted)?;
+            let held = self.sent.remove(&id).unwrap_or_default();
+            let changed = self.changed.remove(&id);
+            let (held, actions) = plan(&held, &wanted, sync, changed.is_some());
+            for (r, action) in actions {
+                let message = match action {
+                    Action::Ghost(indices) => {
+                        let placed = self.world.placed(h)?;
+                        let mut body = placed.body;
+                        body.frames = indices.iter().map(|&k| body.frames[k as usize]).collect();
+                        let frames = indices.iter().map(|&k| placed.frames[k as usize]).collect();
+                        Message::Ghost(Parcel { id, indices, placed: Placed { body, frames } })
+                    }
+                    Action::Motion => {
+                        let b = self.world.body(h)?;
+                        let pose = (changed == Some(true)).then_some(b.pose);
+                        Message::Motion(id, MotionUpdate { velocity: b.velocity, turn: b.angular_velocity, pose })
+                    }
+                    Action::Drop => Message::Drop(id),
+                };
+                parcel::encode_message(&message, &mut out[r]);
             }
-            reach.sort_unstable();
-            for group in reach.chunk_by(|x, y| x.0 == y.0) {
-                let indices: Vec<u32> = group.iter().map(|&(_, k)| k).collect();
-                let placed = self.world.placed(h)?;
-                let mut body = placed.body;
-                body.frames = indices.iter().map(|&k| body.frames[k as usize]).collect();
-                let frames = indices.iter().map(|&k| placed.frames[k as usize]).collect();
-                parcel::encode(&Parcel { id, indices, placed: Placed { body, frames } }, &mut out[group[0].0]);
+            if !held.is_empty() {
+                self.sent.insert(id, held);
             }
         }
         self.stats.owned_bodies = self.owned.len();
         self.stats.owned_frames = self.swept.len();
         self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
+        let mut inbox = Vec::new();
         for words in self.comm.exchange(out) {
-            for p in parcel::decode::<D>(&words)? {
-                self.stats.ghost_frames += p.indices.len();
-                let first = self.swept.len();
-                self.swept.extend(p.placed.frames.iter().map(|f| swept_box(&p.placed.body, f, dt)));
-                let h = self.world.insert_placed(p.placed)?;
-                record(&mut self.swept_at, h.index(), first);
-                set(&mut self.ids, h.index, Some((p.id, Some(p.indices))));
-                self.ghosts.push(h);
+            inbox.extend(parcel::decode_messages::<D>(&words)?);
+        }
+        // Drops first: a body that changed owner is dropped by the old one
+        // and sent again by the new one in the same exchange.
+        for m in &inbox {
+            if let Message::Drop(id) = m {
+                self.drop_ghost(*id)?;
             }
+        }
+        for m in inbox {
+            match m {
+                Message::Ghost(p) => {
+                    self.drop_ghost(p.id)?;
+                    let h = self.world.insert_placed(p.placed)?;
+                    set(&mut self.ids, h.index, Some((p.id, Some(p.indices.clone()))));
+                    self.held.insert(p.id, (h, p.indices));
+                }
+                Message::Motion(id, m) => {
+                    if let Some(&(h, _)) = self.held.get(&id) {
+                        self.world.sync_motion(h, m.velocity, m.turn, m.pose)?;
+                    }
+                }
+                Message::Drop(_) => {}
+            }
+        }
+        for &(h, ref indices) in self.held.values() {
+            let (body, frames) = self.world.placed_ref(h)?;
+            record(&mut self.swept_at, h.index, self.swept.len());
+            self.swept.extend(frames.map(|f| swept_box(body, f, dt)));
+            self.stats.ghost_frames += indices.len();
+        }
+        Ok(())
+    }
+
+    /// The (rank, frame) pairs, sorted, of the owned body `h`'s frames
+    /// whose swept box reaches another rank's region (on a sync step, the
+    /// box grown by its displacement over `SYNC_EVERY` steps), its swept
+    /// boxes recorded.
+    fn wanted(
+        &mut self,
+        h: BodyHandle,
+        dt: f64,
+        sync: bool,
+        out: &mut Vec<(usize, u32)>,
+    ) -> Result<(), DistributedError> {
+        out.clear();
+        let me = self.comm.rank();
+        let (body, frames) = self.world.placed_ref(h)?;
+        record(&mut self.swept_at, h.index, self.swept.len());
+        let room: [f64; D] = std::array::from_fn(|k| (body.velocity[k] * dt).abs() * f64::from(SYNC_EVERY));
+        for (k, f) in frames.enumerate() {
+            let b = swept_box(body, f, dt);
+            self.swept.push(b);
+            let Some(regions) = &self.regions else { continue };
+            let reach = if sync {
+                Aabb {
+                    min: std::array::from_fn(|i| b.min[i] - room[i]),
+                    max: std::array::from_fn(|i| b.max[i] + room[i]),
+                }
+            } else {
+                b
+            };
+            out.extend(regions.touching(&reach).filter(|&r| r != me).map(|r| (r, k as u32)));
+        }
+        out.sort_unstable();
+        Ok(())
+    }
+
+    /// Drops the ghost of body `id`, if this rank holds one.
+    fn drop_ghost(&mut self, id: u64) -> Result<(), DistributedError> {
+        if let Some((h, _)) = self.held.remove(&id) {
+            set(&mut self.ids, h.index, None);
+            self.world.remove(h)?;
         }
         Ok(())
     }
@@ -770,12 +903,10 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             else {
                 continue;
             };
-            // The box's low corner, clamped into both swept boxes: a point
-            // every rank computes alike, and where both frames are.
-            let point: [f64; D] = std::array::from_fn(|k| {
-                let lo = c.aabb.min[k].max(sa.min[k]).max(sb.min[k]);
-                lo.min(sa.max[k].min(sb.max[k]))
-            });
+            // The low corner of the two swept boxes' overlap: from each
+            // frame's own data (whichever order the local world took the
+            // pair in), the same on every rank, and where both frames are.
+            let point: [f64; D] = std::array::from_fn(|k| sa.min[k].max(sb.min[k]).min(sa.max[k].min(sb.max[k])));
             if self.regions.as_ref().is_some_and(|r| r.owner(&point) != me) {
                 continue;
             }
@@ -805,14 +936,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         Some(GlobalFrame { body: GlobalHandle(*id), index })
     }
 
-    fn drop_ghosts(&mut self) -> Result<(), DistributedError> {
-        for h in std::mem::take(&mut self.ghosts) {
-            set(&mut self.ids, h.index, None);
-            self.world.remove(h)?;
-        }
-        Ok(())
-    }
-
     /// The body pairs of every rank's contacts, and the events against the
     /// last step's.
     fn update_pairs(&mut self) {
@@ -834,12 +957,85 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             new.iter().filter(|p| old.binary_search(p).is_err()).map(|&(a, b)| GlobalEvent::Started(a, b)).collect();
         let ended = old
             .iter()
-            .filter(|p| new.binary_search(p).is_err() && self.live[p.0.0 as usize] && self.live[p.1.0 as usize])
+            .filter(|p| new.binary_search(p).is_err() && self.is_live(p.0) && self.is_live(p.1))
             .map(|&(a, b)| GlobalEvent::Ended(a, b));
         started.extend(ended);
         self.events = started;
         self.pairs = pairs;
     }
+}
+
+/// The ranks holding a ghost of a body, each with the indices of its
+/// frames.
+type Holders = Vec<(usize, Vec<u32>)>;
+
+/// Steps between two fresh choices of the ghosts.
+const SYNC_EVERY: u32 = 8;
+
+/// What one holder of a body's ghost needs this step.
+#[derive(Clone, Debug, PartialEq)]
+enum Action {
+    /// A ghost with these frames, new or replacing the one held.
+    Ghost(Vec<u32>),
+    /// The body's motion, changed.
+    Motion,
+    /// Nothing any more.
+    Drop,
+}
+
+/// The ghosts of one body after this step, and what each holder needs:
+/// `held` are the ranks holding a ghost and its frames, `wanted` the
+/// (rank, frame) pairs the frames reach (sorted). On a sync step the held
+/// ghosts become the wanted ones (new, replaced or dropped); between, a
+/// ghost only grows when a frame reaches a rank it was not sent to. A
+/// changed motion goes to every holder not sent a whole ghost.
+fn plan(
+    held: &[(usize, Vec<u32>)],
+    wanted: &[(usize, u32)],
+    sync: bool,
+    changed: bool,
+) -> (Holders, Vec<(usize, Action)>) {
+    let mut want: Vec<(usize, Vec<u32>)> = Vec::new();
+    for &(r, k) in wanted {
+        match want.last_mut() {
+            Some((last, ks)) if *last == r => ks.push(k),
+            _ => want.push((r, vec![k])),
+        }
+    }
+    let find = |list: &[(usize, Vec<u32>)], r: usize| list.iter().find(|(x, _)| *x == r).map(|(_, ks)| ks.clone());
+    let mut actions = Vec::new();
+    let next = if sync {
+        for (r, ks) in &want {
+            if find(held, *r).as_ref() != Some(ks) {
+                actions.push((*r, Action::Ghost(ks.clone())));
+            }
+        }
+        actions.extend(held.iter().filter(|(r, _)| find(&want, *r).is_none()).map(|(r, _)| (*r, Action::Drop)));
+        want
+    } else {
+        let mut next = held.to_vec();
+        for (r, ks) in want {
+            match next.iter_mut().find(|(x, _)| *x == r) {
+                Some((_, old)) if ks.iter().all(|k| old.contains(k)) => {}
+                Some((_, old)) => {
+                    old.extend(ks);
+                    old.sort_unstable();
+                    old.dedup();
+                    actions.push((r, Action::Ghost(old.clone())));
+                }
+                None => {
+                    actions.push((r, Action::Ghost(ks.clone())));
+                    next.push((r, ks));
+                }
+            }
+        }
+        next
+    };
+    if changed {
+        let sent: Vec<usize> = actions.iter().map(|(r, _)| *r).collect();
+        actions.extend(next.iter().filter(|(r, _)| !sent.contains(r)).map(|(r, _)| (*r, Action::Motion)));
+    }
+    (next, actions)
 }
 
 /// Sets entry `index` of a table by local body slot.

@@ -83,15 +83,10 @@ impl<const D: usize> World<D> {
         }
     }
 
-    /// Applies the world's policy to the runaways in `self.runaways` (each
-    /// body at most once): the first one's error with [`Runaway::Refuse`];
-    /// else each is parked, its displacement of this step (by rank, in
-    /// `next_shift`, when known) set to zero.
     /// The moving bodies a step of `dt` would find runaway, in handle
-    /// order, each with its bad displacement coordinate when that is the
-    /// reason: [`World::step`]'s own check, without changing anything.
-    pub(crate) fn runaways(&self, dt: f64) -> Vec<(BodyHandle, Option<f64>)> {
-        self.runaways_by_body(dt).map(|f| (self.handle_of(f.slot), f.bad_number)).collect()
+    /// order: [`World::step`]'s own check, without changing anything.
+    pub(crate) fn runaways(&self, dt: f64) -> Vec<BodyHandle> {
+        self.runaways_by_body(dt).map(|f| self.handle_of(f.slot)).collect()
     }
 
     /// Stops a moving body for this step as a parked runaway does (no
@@ -110,6 +105,10 @@ impl<const D: usize> World<D> {
         }
     }
 
+    /// Applies the world's policy to the runaways in `self.runaways` (each
+    /// body at most once): the first one's error with [`Runaway::Refuse`];
+    /// else each is parked, its displacement of this step (by rank, in
+    /// `next_shift`, when known) set to zero.
     pub(super) fn handle_runaways(&mut self) -> Result<(), WorldError> {
         if self.runaways.is_empty() {
             return Ok(());

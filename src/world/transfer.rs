@@ -35,12 +35,33 @@ impl<const D: usize> World<D> {
         Ok((&stored.body, stored.at.iter().map(|&i| &store.frames[i as usize])))
     }
 
+    /// Gives a ghost the motion its owner's body has now: velocity and
+    /// turn, and with `pose` the pose the owner's body was placed at by
+    /// [`World::set_pose`] (its frames placed anew, as the owner's were);
+    /// without, the frames, moved step by step alike, stay.
+    pub(crate) fn sync_motion(
+        &mut self,
+        handle: BodyHandle,
+        velocity: [f64; D],
+        turn: [f64; 3],
+        pose: Option<super::Pose<D>>,
+    ) -> Result<(), WorldError> {
+        if let Some(pose) = pose {
+            self.set_pose(handle, pose)?;
+        }
+        if self.stored(handle)?.body.motion == super::Motion::Moving {
+            self.set_velocity(handle, velocity)?;
+            self.set_turn(handle, turn)?;
+        }
+        Ok(())
+    }
+
     /// Inserts a body whose frames are already placed (another world's, or
     /// a subset of them: a ghost): checked as [`World::insert`] checks a
     /// body, then its frames replaced by the placed ones, bit for bit.
     pub(crate) fn insert_placed(&mut self, placed: Placed<D>) -> Result<BodyHandle, WorldError> {
         if placed.frames.len() != placed.body.frames.len() {
-            return Err(WorldError::EmptyBody);
+            return Err(WorldError::BadSnapshot("a body's placed frames"));
         }
         let motion = placed.body.motion;
         let handle = self.insert(placed.body)?;

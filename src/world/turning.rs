@@ -85,7 +85,7 @@ impl<const D: usize> World<D> {
     /// Sets a moving body's angular velocity (see
     /// `Body::with_angular_velocity`): the shared part of the 2D and 3D
     /// entry points.
-    fn set_turn(&mut self, handle: BodyHandle, omega: [f64; 3]) -> Result<(), WorldError> {
+    pub(crate) fn set_turn(&mut self, handle: BodyHandle, omega: [f64; 3]) -> Result<(), WorldError> {
         check_vector("angular velocity", &omega)?;
         let stored = self.stored_mut(handle)?;
         if stored.body.motion == Motion::Fixed {
