@@ -163,8 +163,17 @@ impl Comm for MpiComm {
         let send_counts: Vec<mpi::Count> = out.iter().map(|b| count(b.len())).collect();
         let mut recv_counts = vec![0 as mpi::Count; out.len()];
         self.world.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+        // MPI counts and offsets are 32-bit: an exchange past 2^31 words a
+        // rank cannot be expressed (documented as a limit of this world).
         let offsets = |counts: &[mpi::Count]| -> Vec<mpi::Count> {
-            counts.iter().scan(0, |at, &n| Some(std::mem::replace(at, *at + n))).collect()
+            counts
+                .iter()
+                .scan(0 as mpi::Count, |at, &n| {
+                    let here = *at;
+                    *at = at.checked_add(n).expect("an exchange of fewer than 2^31 words per rank");
+                    Some(here)
+                })
+                .collect()
         };
         let (send_at, recv_at) = (offsets(&send_counts), offsets(&recv_counts));
         let flat: Vec<u64> = out.concat();
