@@ -413,3 +413,25 @@ fn busy_worlds_with_velocity_changes_every_step_equal_one_world() {
         }
     }
 }
+
+/// A rank whose thread panics breaks its group: the other ranks fail in
+/// their next exchange instead of waiting for it forever (a failing test
+/// fails, it does not hang).
+#[test]
+fn a_panicking_rank_fails_the_others_instead_of_hanging() {
+    let outcomes: Vec<bool> = std::thread::scope(|s| {
+        let handles: Vec<_> = LocalComm::group(3)
+            .into_iter()
+            .map(|comm| {
+                s.spawn(move || {
+                    if comm.rank() == 1 {
+                        panic!("rank 1 fails on purpose");
+                    }
+                    comm.all_gather(vec![1]);
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().is_ok()).collect()
+    });
+    assert_eq!(outcomes, [false, false, false]);
+}

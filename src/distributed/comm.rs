@@ -4,7 +4,7 @@
 //! threads of one process, for tests and for trying a split on one
 //! machine.
 
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// A group of ranks that exchange buffers of `u64` words collectively:
 /// every rank of the group must call [`Comm::exchange`] the same number
@@ -71,9 +71,19 @@ pub struct LocalComm {
 
 #[derive(Debug)]
 struct Shared {
-    barrier: Barrier,
+    state: Mutex<State>,
+    turn: Condvar,
+}
+
+#[derive(Debug)]
+struct State {
     /// `mail[to][from]`: what `from` sent to `to` in the current exchange.
-    mail: Mutex<Vec<Vec<Vec<u64>>>>,
+    mail: Vec<Vec<Vec<u64>>>,
+    /// Ranks waiting at the barrier, and how many barriers have passed.
+    arrived: usize,
+    passed: u64,
+    /// A rank's thread panicked: the others must not wait for it.
+    broken: bool,
 }
 
 impl LocalComm {
@@ -87,9 +97,43 @@ impl LocalComm {
     /// ```
     pub fn group(size: usize) -> Vec<LocalComm> {
         let size = size.max(1);
-        let shared =
-            Arc::new(Shared { barrier: Barrier::new(size), mail: Mutex::new(vec![vec![Vec::new(); size]; size]) });
+        let state = State { mail: vec![vec![Vec::new(); size]; size], arrived: 0, passed: 0, broken: false };
+        let shared = Arc::new(Shared { state: Mutex::new(state), turn: Condvar::new() });
         (0..size).map(|rank| LocalComm { rank, size, shared: Arc::clone(&shared) }).collect()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.shared.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Waits until every rank has arrived; panics instead of waiting
+    /// forever when a rank's thread has panicked.
+    fn barrier(&self) {
+        let mut state = self.lock();
+        assert!(!state.broken, "a rank of this LocalComm group panicked");
+        state.arrived += 1;
+        if state.arrived == self.size {
+            state.arrived = 0;
+            state.passed += 1;
+            self.shared.turn.notify_all();
+            return;
+        }
+        let passed = state.passed;
+        while state.passed == passed && !state.broken {
+            state = self.shared.turn.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+        assert!(!state.broken, "a rank of this LocalComm group panicked");
+    }
+}
+
+impl Drop for LocalComm {
+    /// A rank dropped while its thread unwinds breaks the group, so that
+    /// the others fail instead of waiting for it.
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.lock().broken = true;
+            self.shared.turn.notify_all();
+        }
     }
 }
 
@@ -103,18 +147,17 @@ impl Comm for LocalComm {
     }
 
     fn exchange(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
-        let lock = || self.shared.mail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         {
-            let mut mail = lock();
-            for (to, buf) in out.into_iter().enumerate().take(mail.len()) {
-                mail[to][self.rank] = buf;
+            let mut state = self.lock();
+            for (to, buf) in out.into_iter().enumerate().take(self.size) {
+                state.mail[to][self.rank] = buf;
             }
         }
         // Everyone has written before anyone reads, and everyone has read
         // before the next exchange writes.
-        self.shared.barrier.wait();
-        let received = std::mem::replace(&mut lock()[self.rank], vec![Vec::new(); self.size]);
-        self.shared.barrier.wait();
+        self.barrier();
+        let received = std::mem::replace(&mut self.lock().mail[self.rank], vec![Vec::new(); self.size]);
+        self.barrier();
         received
     }
 }
