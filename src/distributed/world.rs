@@ -10,7 +10,7 @@ use super::region::Regions;
 use crate::aabb::Aabb;
 use crate::error::WorldError;
 use crate::frame::Frame;
-use crate::world::{Body, BodyHandle, Placed, Pose, Runaway, World, WorldConfig};
+use crate::world::{Body, BodyHandle, Pose, Runaway, World, WorldConfig};
 
 /// A body of a [`DistributedWorld`]: the same on every rank, and valid
 /// whichever rank the body lives on (ids are never reused: the `n`th
@@ -304,15 +304,16 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert(&mut self, body: Body<D>) -> Result<GlobalHandle, DistributedError> {
-        // Every rank checks the body as the owner's world will, so that
-        // all give the same answer.
-        self.world.admit(&mut body.clone())?;
         let id = self.live.len() as u64;
         let owner = match &self.regions {
             Some(r) => r.owner(&body.pose.translation()),
             None => (id % self.comm.size() as u64) as usize,
         };
-        if owner == self.comm.rank() {
+        if owner != self.comm.rank() {
+            // The others check the body as the owner's world does, so that
+            // all give the same answer.
+            self.world.admit(&mut body.clone())?;
+        } else {
             let h = self.world.insert(body)?;
             self.owned.insert(id, h);
             set(&mut self.ids, h.index, Some((id, None)));
@@ -785,11 +786,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             for (r, action) in actions {
                 let message = match action {
                     Action::Ghost(indices) => {
-                        let placed = self.world.placed(h)?;
-                        let mut body = placed.body;
-                        body.frames = indices.iter().map(|&k| body.frames[k as usize]).collect();
-                        let frames = indices.iter().map(|&k| placed.frames[k as usize]).collect();
-                        Message::Ghost(Parcel { id, indices, placed: Placed { body, frames } })
+                        let placed = self.world.placed_subset(h, &indices)?;
+                        Message::Ghost(Parcel { id, indices, placed })
                     }
                     Action::Motion => {
                         let b = self.world.body(h)?;
@@ -939,8 +937,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// The body pairs of every rank's contacts, and the events against the
     /// last step's.
     fn update_pairs(&mut self) {
-        let mut mine: Vec<(u64, u64)> =
-            self.contacts.iter().filter(|c| c.a.body != c.b.body).map(|c| (c.a.body.0, c.b.body.0)).collect();
+        let mut mine: Vec<(u64, u64)> = self.contacts.iter().map(|c| (c.a.body.0, c.b.body.0)).collect();
         mine.sort_unstable();
         mine.dedup();
         let mine: Vec<u64> = mine.into_iter().flat_map(|(a, b)| [a, b]).collect();

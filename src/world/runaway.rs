@@ -89,9 +89,9 @@ impl<const D: usize> World<D> {
         self.runaways_by_body(dt).map(|f| self.handle_of(f.slot)).collect()
     }
 
-    /// Stops a moving body for this step as a parked runaway does (no
-    /// velocity, no turn); the distributed world parks before its ghosts
-    /// leave.
+    /// Stops a moving body as a parked runaway stops: no velocity, and no
+    /// turn either (a parked body stays). The step's own parking, and a
+    /// distributed world's before its ghosts leave.
     pub(crate) fn park(&mut self, h: BodyHandle) {
         if let Ok(stored) = self.stored_mut(h) {
             let turned = stored.body.angular_velocity != [0.0; 3];
@@ -123,16 +123,9 @@ impl<const D: usize> World<D> {
             if let Some(d) = self.next_shift.get_mut(f.rank as usize) {
                 *d = [0.0; D];
             }
-            if let Some(stored) = &mut self.slots[f.slot as usize].stored {
-                stored.body.velocity = [0.0; D];
-                // A parked body stays: it stops turning too.
-                if stored.body.angular_velocity != [0.0; 3] {
-                    stored.body.angular_velocity = [0.0; 3];
-                    self.turning -= 1;
-                    self.apart_stale = true;
-                }
-            }
-            self.parked.push(self.handle_of(f.slot));
+            let h = self.handle_of(f.slot);
+            self.park(h);
+            self.parked.push(h);
         }
         self.parked.sort_unstable();
         self.parked.dedup();

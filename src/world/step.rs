@@ -176,8 +176,10 @@ impl<const D: usize> World<D> {
         self.parked.clear();
         self.runaways.clear();
         if !self.moving_fresh {
-            let found: Vec<Found> = self.runaways_by_body(dt).collect();
-            self.runaways.extend(found);
+            // The list's buffer is reused: no allocation once warm.
+            let mut runaways = std::mem::take(&mut self.runaways);
+            runaways.extend(self.runaways_by_body(dt));
+            self.runaways = runaways;
             self.handle_runaways()?;
             return Ok(false);
         }

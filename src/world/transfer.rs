@@ -25,6 +25,33 @@ impl<const D: usize> World<D> {
         Ok(Placed { body: stored.body.clone(), frames })
     }
 
+    /// The body of `handle` cut down to the frames `indices` (a ghost's),
+    /// with those frames as placed now; nothing else of it copied.
+    pub(crate) fn placed_subset(&self, handle: BodyHandle, indices: &[u32]) -> Result<Placed<D>, WorldError> {
+        let stored = self.stored(handle)?;
+        let store = self.store(stored.body.motion);
+        let b = &stored.body;
+        let pick = |k: &u32| stored.at.get(*k as usize).map(|&i| (b.frames[*k as usize], store.frames[i as usize]));
+        let (own, frames): (Vec<_>, Vec<_>) = indices
+            .iter()
+            .map(pick)
+            .collect::<Option<Vec<_>>>()
+            .ok_or(WorldError::BadSnapshot("a ghost's frames"))?
+            .into_iter()
+            .unzip();
+        let body = Body {
+            frames: own,
+            motion: b.motion,
+            pose: b.pose,
+            velocity: b.velocity,
+            groups: b.groups,
+            mask: b.mask,
+            user_data: b.user_data,
+            angular_velocity: b.angular_velocity,
+        };
+        Ok(Placed { body, frames })
+    }
+
     /// The body of `handle` and its frames as placed now, by reference.
     pub(crate) fn placed_ref(
         &self,
