@@ -29,6 +29,16 @@ pub const MIN_HADAMARD_RATIO: f64 = 1e-6;
 /// MIN_RELATIVE_LENGTH)`).
 pub const MIN_RELATIVE_LENGTH: f64 = 1e-12;
 
+/// Frames whose smallest height (the distance from a face to the opposite
+/// face or vertex) is below `THIN_RATIO` times their longest component are
+/// *thin*. FMB's elimination combines nearly parallel rows of such a frame
+/// (a thin tetrahedron's two large faces) and loses the digits that decide
+/// the pair, so every pair with a thin frame is decided, and timed, by the
+/// separating-axis test ([`crate::sat`]), which judges each axis on its own.
+/// Measured with an exact oracle (`tests/thin_frames.rs`): FMB's first wrong
+/// answers appear at heights near 1e-7 of the longest component.
+pub const THIN_RATIO: f64 = 1e-3;
+
 /// The shape spanned by a frame's components.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -76,6 +86,8 @@ pub struct Frame<const D: usize> {
     /// The precision bound of its reach (`range.rs`): an `f32`, so that
     /// it fits the struct's padding.
     reach: f32,
+    /// Smallest height below [`THIN_RATIO`] of the longest component.
+    thin: bool,
 }
 
 /// A 2D frame: parallelogram or triangle.
@@ -93,6 +105,21 @@ pub(crate) fn check_coords<const D: usize>(what: &'static str, v: &[f64; D]) -> 
         }
     }
     Ok(())
+}
+
+/// True when the frame's smallest height is below [`THIN_RATIO`] of its
+/// longest component. Row `j` of `C⁻¹` is the normal of the faces
+/// `Xⱼ = 0` (and `Xⱼ = 1`) scaled by the inverse of their distance, the
+/// height; a tetrahedron's fourth face has the rows' sum.
+fn is_thin<const D: usize>(kind: FrameKind, comps: &[[f64; D]; D], inv: &[[f64; D]; D]) -> bool {
+    let longest = comps.iter().fold(0.0f64, |m, c| m.max(norm(c)));
+    let mut steepest = inv.iter().fold(0.0f64, |m, r| m.max(norm(r)));
+    if kind == FrameKind::Tetrahedron {
+        let sum: [f64; D] = std::array::from_fn(|k| inv.iter().map(|r| r[k]).sum());
+        steepest = steepest.max(norm(&sum));
+    }
+    // height = 1 / steepest < THIN_RATIO · longest
+    1.0 < THIN_RATIO * longest * steepest
 }
 
 const COMPONENT_NAMES: [&str; 4] = ["component 0", "component 1", "component 2", "component 3"];
@@ -141,7 +168,9 @@ impl<const D: usize> Frame<D> {
         let inv = std::array::from_fn(|j| unit_inv[j].map(|x| x / lengths[j]));
         let shortest = lengths.iter().fold(f64::INFINITY, |m, &l| m.min(l));
         let reach = range::precision_bound(shortest);
-        let mut frame = Frame { kind, origin, comps: components, velocity: [0.0; D], inv, aabb: Aabb::EMPTY, reach };
+        let thin = is_thin(kind, &components, &inv);
+        let mut frame =
+            Frame { kind, origin, comps: components, velocity: [0.0; D], inv, aabb: Aabb::EMPTY, reach, thin };
         frame.aabb = frame.compute_aabb();
         frame.check_range()?;
         Ok(frame)
@@ -161,7 +190,8 @@ impl<const D: usize> Frame<D> {
         velocity: [f64; D],
         reach: f32,
     ) -> Result<Self, FrameError> {
-        let mut frame = Frame { kind, origin, comps, velocity, inv, aabb: Aabb::EMPTY, reach };
+        let thin = is_thin(kind, &comps, &inv);
+        let mut frame = Frame { kind, origin, comps, velocity, inv, aabb: Aabb::EMPTY, reach, thin };
         frame.aabb = frame.compute_aabb();
         // Also refuses a non-finite box: NaN is beyond any reach.
         frame.check_range()?;
@@ -453,6 +483,19 @@ impl<const D: usize> Frame<D> {
             self.aabb.min[i] += offset[i];
             self.aabb.max[i] += offset[i];
         }
+    }
+
+    /// True for a thin frame (see [`THIN_RATIO`]): its pairs are decided by
+    /// the separating-axis test.
+    ///
+    /// ```
+    /// use fmbgrid::Frame3;
+    /// assert!(!Frame3::from_aabb([0.0; 3], [1.0; 3])?.is_thin());
+    /// assert!(Frame3::from_aabb([0.0; 3], [1.0, 1.0, 1e-6])?.is_thin());
+    /// # Ok::<(), fmbgrid::FrameError>(())
+    /// ```
+    pub fn is_thin(&self) -> bool {
+        self.thin
     }
 
     /// Rows of the inverse component matrix (crate-internal hot data).

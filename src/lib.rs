@@ -110,7 +110,7 @@ pub struct ReadmeDoctests;
 pub use aabb::Aabb;
 pub use contact::{Contact, ContactDetail, ContactEvent};
 pub use error::{FrameError, WorldError};
-pub use frame::{Frame, Frame2, Frame3, FrameKind};
+pub use frame::{Frame, Frame2, Frame3, FrameKind, THIN_RATIO};
 pub use narrow::{Intersection, Spin, SpinContact, intersect, intersect_spinning, overlap_interval, overlaps};
 pub use world::{
     Body, BodyHandle, DebugKind, DebugLine, FrameId, Motion, Pose, Pose2, Pose3, Proximity, Runaway, SPIN_TOLERANCE,

@@ -82,6 +82,9 @@ pub fn overlaps<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
         return false;
     }
     let (a, b) = canonical(a, b);
+    if thin_pair(a, b) {
+        return crate::sat::contact_interval(a, b).is_some();
+    }
     let ab = Relative::new(a, b);
     if relative_velocity_is_zero(a, b) {
         let witness = || ab.has_vertex_inside(a.kind(), 0.0) || Relative::new(b, a).has_vertex_inside(b.kind(), 0.0);
@@ -154,7 +157,16 @@ fn intersect_with<const D: usize>(a: &Frame<D>, b: &Frame<D>, fast: bool) -> Opt
     }
     let (a, b) = canonical(a, b);
     let ab = Relative::new(a, b);
-    let (aabb, time) = if relative_velocity_is_zero(a, b) {
+    let (aabb, time) = if thin_pair(a, b) {
+        let time = crate::sat::contact_interval(a, b)?;
+        let ba = Relative::new(b, a);
+        let aabb = if relative_velocity_is_zero(a, b) {
+            exact_box::static_box(a, b, &ab, &ba).map(|bx| bx.swept(&a.velocity()))
+        } else {
+            exact_box::swept_box(a, b, &ab, &ba)
+        };
+        (aabb, time)
+    } else if relative_velocity_is_zero(a, b) {
         // `A` seen from `B`, made once and only for pairs the first rows
         // do not reject (the witness or the box needs it).
         let mut ba = None;
@@ -195,6 +207,9 @@ pub fn overlap_interval<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<[f
         return None;
     }
     let (a, b) = canonical(a, b);
+    if thin_pair(a, b) {
+        return crate::sat::contact_interval(a, b);
+    }
     let ab = Relative::new(a, b);
     if relative_velocity_is_zero(a, b) {
         static_decision(a, b, &ab, &mut None).ok()?;
@@ -266,6 +281,14 @@ fn decide<const D: usize, const V: usize>(
         return Ok(());
     }
     elimination::solve::<V>(&rows, bounds)
+}
+
+/// True when either frame is thin ([`crate::frame::THIN_RATIO`]): the pair
+/// is decided and timed by the separating-axis test, whose axes do not
+/// combine the thin frame's nearly parallel faces.
+#[inline(always)]
+fn thin_pair<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
+    a.is_thin() | b.is_thin()
 }
 
 fn relative_velocity_is_zero<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {

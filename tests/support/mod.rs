@@ -21,6 +21,8 @@
 //! are independent of the code under test.
 #![allow(dead_code)]
 
+pub mod exact_sat;
+
 use fmbgrid::{Frame, FrameKind};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
