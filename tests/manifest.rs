@@ -89,7 +89,10 @@ fn system_libraries_come_only_through_their_features() {
         let on = expand(table, [feature.clone()]);
         for d in SYSTEM_LIBRARY_DEPENDENCIES {
             let needs = on.iter().any(|x| *x == format!("dep:{d}") || SYSTEM_LIBRARY_FEATURES.contains(&x.as_str()));
-            assert!(!needs, "feature `{feature}` pulls in `{d}`: add it to SYSTEM_LIBRARY_FEATURES and keep it out of the README's test command");
+            assert!(
+                !needs,
+                "feature `{feature}` pulls in `{d}`: add it to SYSTEM_LIBRARY_FEATURES and keep it out of the README's test command"
+            );
         }
     }
 }

@@ -35,7 +35,6 @@ fn frame<const D: usize>(rng: &mut TestRng, scale: f64, thin: f64, thin_count: u
         comps[0] = add(comps[0], add(mul(comps[1], u), mul(comps[D - 1], if D == 3 { w } else { 0.0 })));
     }
     // Which component is thin is random too.
-    let mut comps = comps;
     let k = rng.random_range(0..D);
     comps.swap(0, k);
     Frame::new(kind, [0.0; D], comps).ok()
@@ -81,7 +80,8 @@ fn thin_pair<const D: usize>(rng: &mut TestRng, moving: bool) -> Option<(Frame<D
     let thin_a = if rng.random_bool(0.5) { thinness(rng) } else { 1.0 };
     let count_a = rng.random_range(1..D);
     let a = frame::<D>(rng, scale, thin_a, count_a)?;
-    let (scale_b, thin_b, count_b) = (scale * 10f64.powf(rng.random_range(-1.0..=1.0)), thinness(rng), rng.random_range(1..D));
+    let (scale_b, thin_b, count_b) =
+        (scale * 10f64.powf(rng.random_range(-1.0..=1.0)), thinness(rng), rng.random_range(1..D));
     let b = frame::<D>(rng, scale_b, thin_b, count_b)?;
     // A common point at time `t`, nudged by a fraction of the thin size so
     // near-touching and just-missing pairs come up too.
@@ -143,10 +143,10 @@ fn check<const D: usize>(a: &Frame<D>, b: &Frame<D>, tally: &mut Tally) -> Resul
                 if h.time[0] < o.lo() - slack || h.time[1] > o.hi() + slack {
                     return Err(format!("interval outside the grown frames' interval\n{said}"));
                 }
-                if let Some(i) = &inner {
-                    if h.time[0] > i.lo() + slack || h.time[1] < i.hi() - slack {
-                        return Err(format!("interval misses part of the shrunk frames' interval\n{said}"));
-                    }
+                if let Some(i) = &inner
+                    && (h.time[0] > i.lo() + slack || h.time[1] < i.hi() - slack)
+                {
+                    return Err(format!("interval misses part of the shrunk frames' interval\n{said}"));
                 }
             }
             _ => {}
@@ -255,4 +255,59 @@ fn reported_thin_pairs() {
     .unwrap();
     assert!(exact_sat::interval(&c, &d, -band(&c, &d)).is_some(), "deeper than the band");
     check(&c, &d, &mut Tally::default()).unwrap();
+}
+
+/// One touching policy: `penetration` and `distance` (frames at rest) and
+/// `first_contact` (moving) give the verdict of `overlaps`, pair by pair, on
+/// thin and plain frames placed within the band of touching.
+#[test]
+fn one_touching_policy() {
+    use fmbgrid::query::{distance, first_contact, penetration};
+    fn at_rest<const D: usize>(f: &Frame<D>) -> Frame<D> {
+        f.with_velocity([0.0; D]).expect("at rest, a frame keeps its range")
+    }
+    fn policy<const D: usize>(seed: u64) {
+        let mut rng = rng(seed);
+        let (mut pairs, mut overlapping) = (0, 0);
+        while pairs < 5_000 {
+            let moving = rng.random_bool(0.5);
+            let Some((a, b)) = thin_pair::<D>(&mut rng, moving) else { continue };
+            pairs += 1;
+            for (x, y) in [(&a, &b), (&b, &a)] {
+                assert_eq!(first_contact(x, y).is_some(), overlaps(x, y), "{x:?}\n{y:?}");
+                let (x, y) = (at_rest(x), at_rest(y));
+                let verdict = overlaps(&x, &y);
+                overlapping += usize::from(verdict);
+                assert_eq!(penetration(&x, &y).is_some(), verdict, "{x:?}\n{y:?}");
+                if verdict {
+                    assert_eq!(distance(&x, &y).distance, 0.0, "{x:?}\n{y:?}");
+                }
+            }
+        }
+        assert!(overlapping > 1_000 && overlapping < 9_000, "{overlapping}");
+    }
+    policy::<2>(21);
+    policy::<3>(22);
+}
+
+/// Interpenetrations of 1e-9 of the size at scales of 1e±6: `overlaps` and
+/// `penetration` agree.
+#[test]
+fn one_touching_policy_at_extreme_scales() {
+    use fmbgrid::query::penetration;
+    for scale in [1e-6, 1.0, 1e6] {
+        for overlap in [-1e-8, -1e-9, -1e-12, 0.0, 1e-12, 1e-9, 1e-8] {
+            let a = Frame::<3>::from_aabb([0.0; 3], [scale; 3]).unwrap();
+            let lo = scale * (1.0 - overlap);
+            let b = Frame::<3>::from_aabb([lo, 0.25 * scale, 0.25 * scale], [lo + scale, 0.75 * scale, 0.75 * scale])
+                .unwrap();
+            assert_eq!(penetration(&a, &b).is_some(), overlaps(&a, &b), "scale {scale}, overlap {overlap}");
+            if overlap >= 1e-9 {
+                assert!(overlaps(&a, &b), "scale {scale}, overlap {overlap}");
+            }
+            if overlap <= -1e-9 {
+                assert!(!overlaps(&a, &b), "scale {scale}, overlap {overlap}");
+            }
+        }
+    }
 }

@@ -16,7 +16,13 @@
 //! instant of the step). Sharing a corner, an edge or a face, or meeting at a
 //! single instant, is not a collision, whatever the axis or the argument
 //! order. Configurations within about 1e-12 (relative to the frames' scale)
-//! of touching count as touching.
+//! of touching count as touching. The queries (`penetration`, `distance`,
+//! `first_contact`) take their verdict from here.
+//!
+//! # Thin frames
+//! A pair with a thin frame ([`crate::THIN_RATIO`]) is decided and timed by
+//! the separating-axis test instead of the elimination: combining a thin
+//! frame's nearly parallel faces cancels the digits that decide the pair.
 
 mod box_lp;
 mod elimination;
@@ -35,7 +41,6 @@ use arrayvec::ArrayVec;
 
 use crate::aabb::Aabb;
 use crate::frame::{Frame, FrameKind};
-pub(crate) use elimination::EPS;
 use elimination::{Bounds, Infeasible, Row};
 use relative::Relative;
 pub(crate) use separation::gap_at_end;

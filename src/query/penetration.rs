@@ -20,8 +20,6 @@ use std::cmp::Ordering;
 use super::axes::{each_axis, range};
 use crate::frame::Frame;
 use crate::math::{dot, sub};
-// The narrow phase's touching tolerance, relative to the frames' scale.
-use crate::narrow::EPS;
 
 /// How two overlapping frames interpenetrate.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,8 +33,10 @@ pub struct Penetration<const D: usize> {
 
 /// How deep frames `a` and `b` interpenetrate at the start of the step
 /// (their velocities are ignored), or `None` when their interiors do not
-/// overlap (touching is not overlapping, within about `1e-12` of the
-/// frames' scale: the same policy as [`crate::overlaps`]).
+/// overlap. The verdict is [`crate::overlaps`]'s on the frames at rest (one
+/// touching policy: a pair is never overlapping for one and touching for
+/// the other); a pair it calls overlapping within round-off of touching
+/// gets a depth of (nearly) zero.
 ///
 /// The depth is exact (the distance from the origin to the boundary of the
 /// Minkowski difference `a − b`) and the normal is the facet normal that
@@ -57,16 +57,20 @@ pub struct Penetration<const D: usize> {
 /// ```
 pub fn penetration<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Penetration<D>> {
     let () = Frame::<D>::SUPPORTED;
+    if !crate::overlaps(&a.at(0.0), &b.at(0.0)) {
+        return None;
+    }
     if crate::narrow::order(a, b) == Ordering::Greater {
-        let p = deepest(b, a)?;
+        let p = deepest(b, a);
         return Some(Penetration { normal: p.normal.map(|x| -x), depth: p.depth });
     }
-    deepest(a, b)
+    Some(deepest(a, b))
 }
 
-/// The smallest overlap over the candidate axes, `b` pushed away from `a`;
-/// `None` as soon as one axis separates (or the frames touch on it).
-fn deepest<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Penetration<D>> {
+/// The smallest overlap over the candidate axes, `b` pushed away from `a`
+/// (frames the narrow phase found overlapping: an axis on which round-off
+/// shows no overlap gives a depth of zero).
+fn deepest<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Penetration<D> {
     let d = sub(&b.origin(), &a.origin());
     let (ca, cb) = (a.components(), b.components());
     let mut best = Penetration { normal: [0.0; D], depth: f64::INFINITY };
@@ -79,16 +83,14 @@ fn deepest<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<Penetration<D>>
         // Pushing b along +n clears `ra[1] - rb[0]`, along −n `rb[1] - ra[0]`.
         let (up, down) = (ra[1] - rb[0], rb[1] - ra[0]);
         let (overlap, sign) = if up <= down { (up, 1.0) } else { (down, -1.0) };
-        let scale = (ra[1] - ra[0]) + (rb[1] - rb[0]) + dot(n, &d).abs();
-        if overlap <= EPS * scale {
-            return false;
-        }
-        if overlap / len < best.depth {
-            best = Penetration { normal: n.map(|x| sign * x / len), depth: overlap / len };
+        let depth = overlap.max(0.0) / len;
+        if depth < best.depth {
+            best = Penetration { normal: n.map(|x| sign * x / len), depth };
         }
         true
     };
-    each_axis(a, b, axis).then_some(best)
+    each_axis(a, b, axis);
+    best
 }
 
 #[cfg(test)]

@@ -162,7 +162,15 @@ fn min_exponent<const D: usize>(frames: [&Frame<D>; 2], delta: f64) -> i32 {
 fn project(points: &[V], n: &[BigInt]) -> (BigInt, BigInt) {
     let mut it = points.iter().map(|p| dot(p, n));
     let first = it.next().expect("a frame has vertices");
-    it.fold((first.clone(), first), |(lo, hi), x| if x < lo { (x, hi) } else if x > hi { (lo, x) } else { (lo, hi) })
+    it.fold((first.clone(), first), |(lo, hi), x| {
+        if x < lo {
+            (x, hi)
+        } else if x > hi {
+            (lo, x)
+        } else {
+            (lo, hi)
+        }
+    })
 }
 
 /// The exact open interval of instants in `(0, 1)` at which the interiors
