@@ -9,7 +9,7 @@ seconds=${1:-480}
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 c=fuzz/corpus
-mkdir -p $c/parse_obj $c/parse_stl $c/parse_ply $c/parse_tetgen $c/parse_msh $c/world_ops $c/scene_file
+mkdir -p $c/parse_obj $c/parse_stl $c/parse_ply $c/parse_tetgen $c/parse_msh $c/world_ops $c/scene_file $c/thin_pairs
 cp assets/scenes/*.toml $c/scene_file/
 cp assets/meshes/*.obj tests/data/mesh/nan.obj $c/parse_obj/
 cp assets/meshes/bunny.stl tests/data/mesh/garbage.stl $c/parse_stl/
@@ -21,7 +21,7 @@ done
 cp tests/data/mesh/*.msh $c/parse_msh/
 printf '$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 4 1 4\n3 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n$EndNodes\n$Elements\n1 1 1 1\n3 1 4 1\n1 1 2 3 4\n$EndElements\n' > $c/parse_msh/tet.msh
 cd fuzz
-for t in parse_obj parse_stl parse_ply parse_tetgen parse_msh world_ops scene_file; do
+for t in parse_obj parse_stl parse_ply parse_tetgen parse_msh world_ops scene_file thin_pairs; do
   echo "== $t"
   RUSTC_BOOTSTRAP=1 cargo fuzz run -O $t corpus/$t -- -max_total_time=$seconds -max_len=65536 \
     -rss_limit_mb=4096 -timeout=30 -print_final_stats=1
