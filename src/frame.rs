@@ -468,6 +468,14 @@ impl<const D: usize> Frame<D> {
         f
     }
 
+    /// The frame with the box it computes itself, as [`Frame::new`] (and
+    /// so deserialisation) gives it: the frame of a store without the
+    /// round-off of the steps that moved its box.
+    pub(crate) fn with_own_aabb(mut self) -> Self {
+        self.aabb = self.compute_aabb();
+        self
+    }
+
     /// The frame with its box replaced (a snapshot's, checked by the
     /// caller to be this frame's box up to round-off).
     pub(crate) fn with_aabb(mut self, aabb: Aabb<D>) -> Self {

@@ -242,6 +242,13 @@ pub type World2 = World<2>;
 /// A 3D world.
 pub type World3 = World<3>;
 
+/// True for a length a [`WorldConfig`] may set (cell size, spin
+/// tolerance): positive and finite. [`World::new`] drops any other, and
+/// [`World::restore`] refuses it (a world never keeps one).
+pub(crate) fn valid_length(w: f64) -> bool {
+    w > 0.0 && w.is_finite()
+}
+
 pub(crate) fn check_vector<const D: usize>(what: &'static str, v: &[f64; D]) -> Result<(), WorldError> {
     match v.iter().find(|x| !x.is_finite() || x.abs() > MAX_COORDINATE) {
         Some(&value) => Err(WorldError::BadNumber { what, value }),
@@ -260,8 +267,8 @@ impl<const D: usize> World<D> {
         let () = Frame::<D>::SUPPORTED;
         // An invalid manual size is ignored once, here: automatic from then on.
         let config = WorldConfig {
-            cell_size: config.cell_size.filter(|w| *w > 0.0 && w.is_finite()),
-            spin_tolerance: config.spin_tolerance.filter(|w| *w > 0.0 && w.is_finite()),
+            cell_size: config.cell_size.filter(|w| valid_length(*w)),
+            spin_tolerance: config.spin_tolerance.filter(|w| valid_length(*w)),
             ..config
         };
         World {

@@ -11,13 +11,17 @@
 //! rebuilds (cell lists, near lists, the pairs remembered apart: exact
 //! filters, so starting them empty changes no answer). Restoring checks
 //! every index and number, so a snapshot edited by hand or corrupted on
-//! disk gives [`WorldError::BadSnapshot`], never a panic.
+//! disk gives [`WorldError::BadSnapshot`], never a panic: and every
+//! relation a world keeps between them (a frame's filter and position are
+//! its body's, the free list holds the empty slots, the cell size is one
+//! the world could have chosen), so that a restored world steps as some
+//! world would.
 
 use super::store::{DEAD, Meta, Store};
-use super::{Slot, Stored, World, WorldConfig, check_vector};
+use super::{Slot, Stored, World, WorldConfig, check_vector, valid_length};
 use crate::aabb::Aabb;
 use crate::error::WorldError;
-use crate::frame::Frame;
+use crate::frame::{Frame, MAX_COORDINATE};
 use crate::grid::{CellSize, MAX_ITEMS};
 use crate::world::{Body, BodyHandle, Motion};
 
@@ -52,9 +56,10 @@ struct SlotSnapshot<const D: usize> {
     at: Vec<u32>,
 }
 
-/// A frame of a store as the world holds it: the frame at rest, its box
-/// (moved with it step by step, so not always the box a fresh frame would
-/// compute) and its metadata.
+/// A frame of a store as the world holds it: the frame at rest (with the
+/// box it computes itself, as it reads back from any serde format), its
+/// box as the world holds it (moved with it step by step, so not always
+/// the box a fresh frame would compute) and its metadata.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct PlacedFrame<const D: usize> {
@@ -99,7 +104,7 @@ impl<const D: usize> World<D> {
                 .frames
                 .iter()
                 .zip(&store.meta)
-                .map(|(f, m)| PlacedFrame { frame: *f, aabb: f.aabb(), meta: *m })
+                .map(|(f, m)| PlacedFrame { frame: f.with_own_aabb(), aabb: f.aabb(), meta: *m })
                 .collect()
         };
         WorldSnapshot {
@@ -122,7 +127,10 @@ impl<const D: usize> World<D> {
     /// # Errors
     /// [`WorldError::BadSnapshot`] when the snapshot is not one a world
     /// could have taken (an index out of range, a body and its frames that
-    /// do not name each other, a number out of range): nothing is built.
+    /// do not name each other, a frame's filter or position not its
+    /// body's, a free list without every empty slot, a body pair naming no
+    /// body, a number out of range or a setting a world would not keep):
+    /// nothing is built.
     ///
     /// ```
     /// use fmbgrid::{Body, Frame3, World3, WorldConfig};
@@ -134,12 +142,8 @@ impl<const D: usize> World<D> {
     /// ```
     pub fn restore(snapshot: WorldSnapshot<D>) -> Result<Self, WorldError> {
         let s = snapshot;
-        let bad = |what: &'static str| WorldError::BadSnapshot(what);
-        if !(s.cell_size > 0.0 && s.cell_size.is_finite())
-            || s.config.cell_size.is_some_and(|w| !(w > 0.0 && w.is_finite()))
-        {
-            return Err(bad("cell size"));
-        }
+        check_config(&s.config)?;
+        check_cell_size(&s.config, s.cell_size)?;
         let mut world = World::new(s.config);
         world.cell = CellSize::new(s.cell_size);
         world.slots = s.slots.into_iter().map(slot).collect::<Result<_, _>>()?;
@@ -150,10 +154,8 @@ impl<const D: usize> World<D> {
         world.fixed = store(s.fixed, Motion::Fixed, fresh, &world.slots)?;
         world.moving = store(s.moving, Motion::Moving, fresh, &world.slots)?;
         check_placement(&world)?;
-        // Strictly increasing: a pair listed twice would end while touching.
-        if !s.pairs.iter().all(|(a, b)| a < b) || !s.pairs.windows(2).all(|w| w[0] < w[1]) {
-            return Err(bad("the last step's body pairs"));
-        }
+        check_positions(&world)?;
+        check_pairs(&world.slots, &s.pairs)?;
         world.pairs = s.pairs;
         world.unsorted_steps = s.unsorted_steps;
         world.fixed_fresh = s.fixed_fresh;
@@ -164,6 +166,9 @@ impl<const D: usize> World<D> {
         world.moving_fresh = s.moving_fresh;
         if s.moving_fresh {
             world.rank_restored(s.moving_bodies)?;
+        } else if !s.moving_bodies.is_empty() {
+            // A snapshot keeps the ranks only of a fresh store.
+            return Err(WorldError::BadSnapshot("moving bodies' ranks"));
         }
         Ok(world)
     }
@@ -225,7 +230,50 @@ fn slot<const D: usize>(s: SlotSnapshot<D>) -> Result<Slot<D>, WorldError> {
     Ok(Slot { generation: s.generation, stored })
 }
 
-/// The free list names distinct empty slots.
+/// The settings are ones a world keeps: [`World::new`] drops a cell size
+/// or spin tolerance that is not a positive finite length (the same test,
+/// [`valid_length`]), so a snapshot never holds one.
+fn check_config(config: &WorldConfig) -> Result<(), WorldError> {
+    if config.cell_size.is_some_and(|w| !valid_length(w)) {
+        return Err(WorldError::BadSnapshot("the config's cell size"));
+    }
+    if config.spin_tolerance.is_some_and(|w| !valid_length(w)) {
+        return Err(WorldError::BadSnapshot("the config's spin tolerance"));
+    }
+    Ok(())
+}
+
+/// Smallest automatic base cell size, below any `cell_size_for` can
+/// choose (twice a frame's box extent). Each component of a frame has a
+/// positive squared length (`Frame::new` refuses a zero one), so it is at
+/// least √(5e-324) ≈ 1.6e-162 long; its unit components' determinant is
+/// at least `MIN_HADAMARD_RATIO` (1e-6), so on every axis some component
+/// reaches at least 1e-6 / 3^1.5 of that, about 3e-169. A box's extent is
+/// then either 0 on that axis (lost against the origin's coordinate) or
+/// about that or more; a median of 0 gives the fallback size 1.
+const MIN_AUTO_CELL: f64 = 1e-170;
+
+/// Largest automatic base cell size: twice the largest extent of a
+/// frame's box, which lies within ±`MAX_COORDINATE`.
+const MAX_AUTO_CELL: f64 = 4.0 * MAX_COORDINATE;
+
+/// The cell size is one the world uses: the manual one when the config
+/// sets it (the world uses no other), else 1 or what `cell_size_for`
+/// chooses from some frames, which the range rule bounds (see
+/// [`MIN_AUTO_CELL`], [`MAX_AUTO_CELL`]). The frames it was chosen from
+/// may have been removed since, so it is not checked against the frames
+/// in the snapshot.
+fn check_cell_size(config: &WorldConfig, cell: f64) -> Result<(), WorldError> {
+    let chosen = match config.cell_size {
+        Some(w) => cell.to_bits() == w.to_bits(),
+        None => cell == 1.0 || (MIN_AUTO_CELL..=MAX_AUTO_CELL).contains(&cell),
+    };
+    if chosen { Ok(()) } else { Err(WorldError::BadSnapshot("cell size")) }
+}
+
+/// The free list names each empty slot once, and only those: `insert`
+/// takes slots from it, so an empty slot missing from it would never be
+/// reused (and the handles given would differ from the original's).
 fn check_free<const D: usize>(slots: &[Slot<D>], free: &[u32]) -> Result<(), WorldError> {
     let mut seen = vec![false; slots.len()];
     for &i in free {
@@ -233,6 +281,29 @@ fn check_free<const D: usize>(slots: &[Slot<D>], free: &[u32]) -> Result<(), Wor
             Some(s) if s.stored.is_none() && !seen[i as usize] => seen[i as usize] = true,
             _ => return Err(WorldError::BadSnapshot("free slots")),
         }
+    }
+    // Distinct empty slots, as many as there are: all of them.
+    if free.len() != slots.iter().filter(|s| s.stored.is_none()).count() {
+        return Err(WorldError::BadSnapshot("an empty slot not in the free list"));
+    }
+    Ok(())
+}
+
+/// The last step's body pairs name bodies live at that step: each handle
+/// names an existing slot, either its live body or one removed since
+/// (removing bumps the slot's generation, so an empty slot's own
+/// generation names no body yet); the two are different slots (both
+/// were live). Strictly increasing: a pair listed twice would end while
+/// touching. The next step's events compare with them.
+fn check_pairs<const D: usize>(slots: &[Slot<D>], pairs: &[(BodyHandle, BodyHandle)]) -> Result<(), WorldError> {
+    let named = |h: &BodyHandle| {
+        slots.get(h.index as usize).is_some_and(|s| s.stored.is_some() || s.generation != h.generation)
+    };
+    if !pairs.iter().all(|(a, b)| named(a) && named(b) && a.index != b.index) {
+        return Err(WorldError::BadSnapshot("a body pair's handle"));
+    }
+    if !pairs.iter().all(|(a, b)| a < b) || !pairs.windows(2).all(|w| w[0] < w[1]) {
+        return Err(WorldError::BadSnapshot("the last step's body pairs"));
     }
     Ok(())
 }
@@ -268,6 +339,10 @@ fn store<const D: usize>(
             if !names_back {
                 return Err(WorldError::BadSnapshot("a placed frame's body"));
             }
+            // The step pairs frames by their own copy of the filter.
+            if body.is_some_and(|st| (st.body.groups, st.body.mask) != (m.groups, m.mask)) {
+                return Err(WorldError::BadSnapshot("a placed frame's collision filter"));
+            }
         }
         if p.frame.is_moving() || !near(&p.aabb, &p.frame.aabb()) {
             return Err(WorldError::BadSnapshot("a placed frame's box"));
@@ -290,6 +365,45 @@ fn check_placement<const D: usize>(world: &World<D>) -> Result<(), WorldError> {
         }
     }
     Ok(())
+}
+
+/// Every live body's placed frames are its frames placed at its pose
+/// ([`Pose::transform_frame`](crate::Pose::transform_frame), as `insert`,
+/// `set_pose` and a turn place them): the same kind and components, bit
+/// for bit (a step only translates a frame). A fixed frame is never
+/// moved: its origin is the placement's, bit for bit. A moving one is
+/// moved step by step (`origin + d`) while its pose's translation is
+/// too: its box is the placement's up to that round-off (as [`near`]).
+fn check_positions<const D: usize>(world: &World<D>) -> Result<(), WorldError> {
+    for st in world.slots.iter().filter_map(|s| s.stored.as_ref()) {
+        let store = world.store(st.body.motion);
+        for (own, &i) in st.body.frames.iter().zip(&st.at) {
+            // In range: checked by `check_placement`.
+            let placed = store.frames.get(i as usize);
+            let from_pose = st.body.pose.transform_frame(own).ok();
+            let at_pose = match (placed, from_pose) {
+                (Some(p), Some(f)) => same_placement(st.body.motion, p, &f),
+                _ => false,
+            };
+            if !at_pose {
+                return Err(WorldError::BadSnapshot("a placed frame's position"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `placed` (a store's frame) is `from_pose` (its body's frame placed at
+/// the body's pose) as the world keeps it: see [`check_positions`].
+fn same_placement<const D: usize>(motion: Motion, placed: &Frame<D>, from_pose: &Frame<D>) -> bool {
+    let bits = |v: &[f64; D]| v.map(f64::to_bits);
+    let same_shape = placed.kind() == from_pose.kind()
+        && placed.components().iter().zip(&from_pose.components()).all(|(a, b)| bits(a) == bits(b));
+    same_shape
+        && match motion {
+            Motion::Fixed => bits(&placed.origin()) == bits(&from_pose.origin()),
+            Motion::Moving => near(&placed.aabb(), &from_pose.aabb()),
+        }
 }
 
 /// The saved box is the frame's own box up to the round-off of the steps
