@@ -18,6 +18,9 @@
 //!   density over all of them (fixed–fixed pairs are never reported);
 //! * `tetrahedra`: as `uniform`, with tetrahedra (the box's corner simplex,
 //!   centred);
+//! * `uniform-fast`, `mostly-static-fast`: the same scenes with fast
+//!   movers: velocity components normal with σ = [`FAST_SIGMA`] units per
+//!   second (about half a box, 0.5 units, a step);
 //! * `2d`: half parallelograms (sheared, 45°–135° between the sides), half
 //!   triangles, sides 1–3, moving in the plane.
 #![allow(dead_code)]
@@ -32,13 +35,18 @@ pub const DT: f64 = 1.0 / 60.0;
 /// Velocity components are uniform in `-SPEED..SPEED` (units per second).
 pub const SPEED: f64 = 3.0;
 
+/// Standard deviation of the fast scenes' velocity components (units per
+/// second): about 0.5 units a step at [`DT`].
+pub const FAST_SIGMA: f64 = 30.0;
+
 /// Moving bodies reverse their velocity every this many steps, so that a
 /// long benchmark keeps the scene's density (bodies oscillate by about
 /// `SPEED` units instead of drifting apart).
 pub const REVERSE_EVERY: u64 = 60;
 
 /// Names accepted by [`scene`], in the order of the tables.
-pub const SCENES: [&str; 6] = ["uniform", "mixed", "clustered", "mostly-static", "tetrahedra", "2d"];
+pub const SCENES: [&str; 8] =
+    ["uniform", "uniform-fast", "mixed", "clustered", "mostly-static", "mostly-static-fast", "tetrahedra", "2d"];
 
 /// Volume (area in 2D) per frame giving about 0.5 intersecting pairs per
 /// frame, measured with the world at N = 10k and 100k: uniform boxes,
@@ -156,9 +164,27 @@ pub fn scene3(name: &str, n: usize, seed: u64) -> Option<Scene<3>> {
         "mixed" => mixed(n, seed),
         "clustered" => clustered(n, seed),
         "mostly-static" => mostly_static(n, seed),
+        "uniform-fast" => fast(uniform(n, seed), "uniform-fast", seed),
+        "mostly-static-fast" => fast(mostly_static(n, seed), "mostly-static-fast", seed),
         "tetrahedra" => tetrahedra(n, seed),
         _ => return None,
     })
+}
+
+/// `scene` with every moving body's velocity drawn anew: components normal
+/// with σ = [`FAST_SIGMA`] (Box–Muller, from a stream of its own, so the
+/// placement is the slow scene's).
+pub fn fast(mut scene: Scene<3>, name: &'static str, seed: u64) -> Scene<3> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xfa57);
+    let mut normal = move || {
+        let (u, v): (f64, f64) = (rng.random::<f64>().max(f64::MIN_POSITIVE), rng.random());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    };
+    for body in scene.bodies.iter_mut().filter(|b| b.moving) {
+        body.velocity = std::array::from_fn(|_| FAST_SIGMA * normal());
+    }
+    scene.name = name;
+    scene
 }
 
 /// A uniformly random rotation (Shoemake's quaternion method), by columns.
