@@ -70,8 +70,8 @@ pub(crate) struct Row {
 pub(crate) struct Bounds {
     pub lo: [f64; MAX_VARS],
     pub hi: [f64; MAX_VARS],
-    lo_s: [f64; MAX_VARS],
-    hi_s: [f64; MAX_VARS],
+    pub(crate) lo_s: [f64; MAX_VARS],
+    pub(crate) hi_s: [f64; MAX_VARS],
 }
 
 impl Bounds {

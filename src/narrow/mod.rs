@@ -236,8 +236,11 @@ pub fn overlap_intervals(pairs: &[(Frame<3>, Frame<3>)], out: &mut Vec<Option<[f
     let mut rels = ArrayVec::<Relative<3>, { batch::LANES }>::new();
     let mut slots = ArrayVec::<usize, { batch::LANES }>::new();
     let mut answers = [None; batch::LANES];
-    let mut flush = |rels: &mut ArrayVec<Relative<3>, { batch::LANES }>, slots: &mut ArrayVec<usize, { batch::LANES }>, out: &mut Vec<Option<[f64; 2]>>| {
-        batch::moving_intervals(rels, &mut answers);
+    let mut scratch = batch::Batch::new();
+    let mut flush = |rels: &mut ArrayVec<Relative<3>, { batch::LANES }>,
+                     slots: &mut ArrayVec<usize, { batch::LANES }>,
+                     out: &mut Vec<Option<[f64; 2]>>| {
+        batch::moving_intervals(&mut scratch, rels, &mut answers);
         for (i, &slot) in slots.iter().enumerate() {
             out[slot] = answers[i];
         }
