@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use fmbgrid::{Frame, Frame3, FrameKind, intersect, overlap_interval, overlap_intervals, overlaps, query, sat};
+use fmbgrid::{Frame, FrameKind, intersect, overlaps, query, sat};
 
 #[path = "support/pairs.rs"]
 mod pairs;
@@ -244,47 +244,5 @@ fn spinning(c: &mut Criterion) {
     g.finish();
 }
 
-/// Oriented boxes of the uniform scene's sizes, each moving by up to half
-/// its size over the step, pairs whose swept boxes overlap.
-fn moving_obb_pairs(seed: u64, n: usize) -> Vec<(Frame3, Frame3)> {
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut out = Vec::with_capacity(n);
-    for (a, b) in obb_pairs::<3>(seed, 4 * n) {
-        let mut v = || std::array::from_fn(|_| rng.random_range(-0.5..0.5));
-        let (a, b) = (a.with_velocity(v()).unwrap(), b.with_velocity(v()).unwrap());
-        if out.len() < n && a.aabb().intersects(&b.aabb()) {
-            out.push((a, b));
-        }
-    }
-    out
-}
-
-/// The batched elimination (`narrow/batch.rs`, issue 21) against the
-/// scalar one on the same moving parallelepiped pairs: contact intervals of
-/// 1024 pairs, one at a time or four at a time.
-fn batched(c: &mut Criterion) {
-    use FrameKind::Cuboid;
-    let sets = [
-        ("3d_moving_near_cc", pairs::<3>(3, N, Cuboid, Cuboid, true, Set::Near)),
-        ("3d_moving_obb", moving_obb_pairs(8, N)),
-    ];
-    for (name, ps) in &sets {
-        let mut g = c.benchmark_group(format!("batch_{name}"));
-        g.throughput(Throughput::Elements(ps.len() as u64));
-        g.bench_function("scalar overlap_interval", |b| {
-            b.iter(|| ps.iter().filter(|(x, y)| overlap_interval(black_box(x), black_box(y)).is_some()).count())
-        });
-        let mut out = Vec::with_capacity(ps.len());
-        g.bench_function("batched overlap_intervals", |b| {
-            b.iter(|| {
-                overlap_intervals(black_box(ps), &mut out);
-                out.iter().filter(|t| t.is_some()).count()
-            })
-        });
-        g.finish();
-    }
-}
-
-criterion_group!(benches, static_3d, moving_3d, planar, queries, spinning, batched);
+criterion_group!(benches, static_3d, moving_3d, planar, queries, spinning);
 criterion_main!(benches);

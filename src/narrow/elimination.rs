@@ -53,7 +53,7 @@ pub(crate) const EPS: f64 = 1e-12;
 
 /// Coefficients below `NOISE` times their row's magnitude are round-off of
 /// a cancellation (a few ulps of the terms), treated as zero.
-pub(crate) const NOISE: f64 = 8.0 * f64::EPSILON;
+const NOISE: f64 = 8.0 * f64::EPSILON;
 
 /// One interval row `lo < a · z < hi`; `s` is the magnitude of the terms it
 /// was computed from, the scale of its round-off.
@@ -70,8 +70,8 @@ pub(crate) struct Row {
 pub(crate) struct Bounds {
     pub lo: [f64; MAX_VARS],
     pub hi: [f64; MAX_VARS],
-    pub(crate) lo_s: [f64; MAX_VARS],
-    pub(crate) hi_s: [f64; MAX_VARS],
+    lo_s: [f64; MAX_VARS],
+    hi_s: [f64; MAX_VARS],
 }
 
 impl Bounds {
@@ -82,7 +82,7 @@ impl Bounds {
     /// Tightens variable `j` to `(lo, hi)` (either may be infinite) and
     /// reports whether it is still open.
     #[inline(always)]
-    pub(crate) fn tighten(&mut self, j: usize, lo: f64, hi: f64, s: f64) -> Result<(), Infeasible> {
+    fn tighten(&mut self, j: usize, lo: f64, hi: f64, s: f64) -> Result<(), Infeasible> {
         if lo > self.lo[j] {
             self.lo[j] = lo;
             self.lo_s[j] = s;

@@ -24,7 +24,6 @@
 //! the separating-axis test instead of the elimination: combining a thin
 //! frame's nearly parallel faces cancels the digits that decide the pair.
 
-mod batch;
 mod box_lp;
 mod elimination;
 mod exact_box;
@@ -222,48 +221,6 @@ pub fn overlap_interval<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<[f
         Some([0.0, 1.0])
     } else {
         moving_interval(a, &ab).ok()
-    }
-}
-
-/// Research (issue 21): [`overlap_interval`] of every pair, the 3D moving
-/// pairs of parallelepipeds run [`batch::LANES`] at a time by the batched
-/// elimination (`batch.rs`), the others one by one. Bit for bit the
-/// answers of [`overlap_interval`].
-#[doc(hidden)]
-pub fn overlap_intervals(pairs: &[(Frame<3>, Frame<3>)], out: &mut Vec<Option<[f64; 2]>>) {
-    out.clear();
-    out.resize(pairs.len(), None);
-    let mut rels = ArrayVec::<Relative<3>, { batch::LANES }>::new();
-    let mut slots = ArrayVec::<usize, { batch::LANES }>::new();
-    let mut answers = [None; batch::LANES];
-    let mut scratch = batch::Batch::new();
-    let mut flush = |rels: &mut ArrayVec<Relative<3>, { batch::LANES }>,
-                     slots: &mut ArrayVec<usize, { batch::LANES }>,
-                     out: &mut Vec<Option<[f64; 2]>>| {
-        batch::moving_intervals(&mut scratch, rels, &mut answers);
-        for (i, &slot) in slots.iter().enumerate() {
-            out[slot] = answers[i];
-        }
-        rels.clear();
-        slots.clear();
-    };
-    for (slot, (a, b)) in pairs.iter().enumerate() {
-        if !a.aabb().intersects(&b.aabb()) {
-            continue;
-        }
-        let (a, b) = canonical(a, b);
-        if !batch::batchable(a, b) {
-            out[slot] = overlap_interval(a, b);
-            continue;
-        }
-        rels.push(Relative::new(a, b));
-        slots.push(slot);
-        if rels.is_full() {
-            flush(&mut rels, &mut slots, out);
-        }
-    }
-    if !rels.is_empty() {
-        flush(&mut rels, &mut slots, out);
     }
 }
 
