@@ -31,7 +31,10 @@
 //! [--margin M] [--budget SECONDS] [--seed S] [--detail MODES]`.
 //! `--detail exact,interval,candidates` steps one fmbgrid world per
 //! [`ContactDetail`] mode, side by side (the first is the reference of the
-//! ratios); default `exact`.
+//! ratios); default `exact`. `--csv FILE` appends the summary to FILE as
+//! data (`benches/results/README.md`: machine, commit, date, scene, N,
+//! engine, mode, median ms, ratio to the best parry), with a header when
+//! the file is new.
 //! Defaults: every scene at N = 10k, 100k and 1M, 10 steps after one warm-up
 //! step, 1 thread, both parry variants, margin 0.01 (rapier's), budget 60 s.
 //! Each step of each engine is timed alone (velocity reversals and other
@@ -279,6 +282,7 @@ struct Args {
     budget: f64,
     seed: u64,
     details: Vec<ContactDetail>,
+    csv: Option<String>,
 }
 
 /// The label of an fmbgrid measure.
@@ -338,6 +342,7 @@ fn parse_args() -> Args {
                 })
                 .collect()
         }),
+        csv: value("--csv"),
     }
 }
 
@@ -624,6 +629,64 @@ fn run(args: &Args) {
             );
         }
     }
+    if let Some(path) = &args.csv {
+        match write_csv(path, args, &summary) {
+            Ok(()) => eprintln!("[summary appended to {path}]"),
+            Err(e) => eprintln!("[could not write {path}: {e}]"),
+        }
+    }
+}
+
+/// Columns of the `--csv` file.
+const CSV_HEADER: &str = "machine,commit,date,bench,scene,n,frames,threads,engine,mode,median_ms,pairs_per_frame,ratio_to_parry";
+
+/// This machine as a folder name: the CPU model and the number of CPUs
+/// (`/proc/cpuinfo`), lower case, non-alphanumerics as `-`.
+fn machine() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = info.lines().find_map(|l| l.strip_prefix("model name")).and_then(|l| l.split(':').nth(1));
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let name = format!("{}-{cpus}cpu", model.unwrap_or("unknown").trim());
+    let name: String = name.to_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    name.split('-').filter(|w| !w.is_empty()).collect::<Vec<_>>().join("-")
+}
+
+/// The output of a command, or `unknown`.
+fn command_output(program: &str, args: &[&str]) -> String {
+    std::process::Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map_or("unknown".into(), |o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// Appends the summary to `path` as CSV (a header first when the file is
+/// new): one row per fmbgrid mode and one for the best parry variant.
+fn write_csv(path: &str, args: &Args, summary: &[Summary]) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(dir) = std::path::Path::new(path).parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let new = !std::path::Path::new(path).exists();
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    if new {
+        writeln!(file, "{CSV_HEADER}")?;
+    }
+    let (machine, commit, date) =
+        (machine(), command_output("git", &["rev-parse", "--short", "HEAD"]), command_output("date", &["-u", "+%F"]));
+    for s in summary {
+        let prefix = format!("{machine},{commit},{date},scene_bench,{},{},{},{}", s.scene, s.n, s.frames, args.threads);
+        let per_frame = s.pairs / s.frames as f64;
+        for (&detail, &fmb) in args.details.iter().zip(&s.fmbgrid) {
+            let ratio = s.parry.as_ref().map_or(String::new(), |(p, _)| format!("{:.4}", fmb / p));
+            writeln!(file, "{prefix},fmbgrid,{detail:?},{fmb:.3},{per_frame:.4},{ratio}")?;
+        }
+        if let Some((p, which)) = &s.parry {
+            writeln!(file, "{prefix},{which},{},{p:.3},{per_frame:.4},1", "end poses or cast")?;
+        }
+    }
+    Ok(())
 }
 
 fn main() {
