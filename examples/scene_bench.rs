@@ -638,7 +638,8 @@ fn run(args: &Args) {
 }
 
 /// Columns of the `--csv` file.
-const CSV_HEADER: &str = "machine,commit,date,bench,scene,n,frames,threads,engine,mode,median_ms,pairs_per_frame,ratio_to_parry";
+const CSV_HEADER: &str =
+    "machine,commit,date,bench,scene,n,frames,threads,engine,mode,median_ms,pairs_per_frame,ratio_to_parry";
 
 /// This machine as a folder name: the CPU model and the number of CPUs
 /// (`/proc/cpuinfo`), lower case, non-alphanumerics as `-`.
@@ -683,7 +684,7 @@ fn write_csv(path: &str, args: &Args, summary: &[Summary]) -> std::io::Result<()
             writeln!(file, "{prefix},fmbgrid,{detail:?},{fmb:.3},{per_frame:.4},{ratio}")?;
         }
         if let Some((p, which)) = &s.parry {
-            writeln!(file, "{prefix},{which},{},{p:.3},{per_frame:.4},1", "end poses or cast")?;
+            writeln!(file, "{prefix},{which},end poses or cast,{p:.3},{per_frame:.4},1")?;
         }
     }
     Ok(())

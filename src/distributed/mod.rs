@@ -8,13 +8,15 @@
 //! * [`comm`](Comm): the one collective a step needs, an all-to-all
 //!   exchange ([`LocalComm`] between threads, `MpiComm` with the `mpi`
 //!   feature between processes);
-//! * [`DistributedWorld`]: a step is the runaway check, migration (and
+//! * `types`: global handles, frames, contacts, events, errors, stats;
+//! * [`DistributedWorld`] (`world/`, with `ghosts.rs` and `wire.rs`): a step is the runaway check, migration (and
 //!   a new split when loads drift), the ghost exchange, the local step,
 //!   and the contacts this rank owns.
 
 mod comm;
 mod parcel;
 mod region;
+mod types;
 mod world;
 
 #[cfg(feature = "mpi")]

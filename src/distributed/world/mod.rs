@@ -12,113 +12,12 @@ use crate::error::WorldError;
 use crate::frame::Frame;
 use crate::world::{Body, BodyHandle, Pose, Runaway, World, WorldConfig};
 
-/// A body of a [`DistributedWorld`]: the same on every rank, and valid
-/// whichever rank the body lives on (ids are never reused: the `n`th
-/// body inserted is `GlobalHandle(n)`).
-///
-/// ```
-/// use fmbgrid::distributed::{DistributedWorld, GlobalHandle, LocalComm};
-/// use fmbgrid::{Body, Frame3, WorldConfig};
-/// let mut world = DistributedWorld::<3, _>::new(LocalComm::group(1).pop().unwrap(), WorldConfig::default());
-/// let unit = || Frame3::from_aabb([0.0; 3], [1.0; 3]).unwrap();
-/// assert_eq!(world.insert(Body::fixed(vec![unit()]))?, GlobalHandle(0));
-/// assert_eq!(world.insert(Body::fixed(vec![unit()]))?, GlobalHandle(1));
-/// # Ok::<(), fmbgrid::distributed::DistributedError>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct GlobalHandle(pub u64);
+mod ghosts;
+mod wire;
 
-/// A frame of a [`DistributedWorld`]: its body and its index in the body.
-/// Ordered by body, then index (contacts are sorted by their frames).
-///
-/// ```
-/// use fmbgrid::distributed::{GlobalFrame, GlobalHandle};
-/// let f = |b, i| GlobalFrame { body: GlobalHandle(b), index: i };
-/// assert!(f(0, 5) < f(1, 0) && f(1, 0) < f(1, 1));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct GlobalFrame {
-    /// The body.
-    pub body: GlobalHandle,
-    /// The frame's index in the body.
-    pub index: u32,
-}
-
-/// A contact of a [`DistributedWorld`], reported by exactly one rank: the
-/// pair (`a < b`), the exact box and the interval, as [`World::step`]
-/// computes them. See [`DistributedWorld::contacts`] for an example.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GlobalContact<const D: usize> {
-    /// The smaller frame of the pair.
-    pub a: GlobalFrame,
-    /// The larger frame of the pair.
-    pub b: GlobalFrame,
-    /// As [`Contact::aabb`](crate::Contact).
-    pub aabb: Aabb<D>,
-    /// As [`Contact::time`](crate::Contact).
-    pub time: [f64; 2],
-}
-
-/// A change in which bodies touch between two steps, the same on every
-/// rank. See [`DistributedWorld::events`] for an example.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum GlobalEvent {
-    /// The bodies touch in this step and did not in the previous one.
-    Started(GlobalHandle, GlobalHandle),
-    /// The bodies touched in the previous step and no longer do.
-    Ended(GlobalHandle, GlobalHandle),
-}
-
-/// Why a [`DistributedWorld`] refused an operation: the same error on
-/// every rank, and nothing changed anywhere.
-///
-/// ```
-/// use fmbgrid::distributed::{DistributedError, DistributedWorld, GlobalHandle, LocalComm};
-/// let mut world = DistributedWorld::<2, _>::new(LocalComm::group(1).pop().unwrap(), fmbgrid::WorldConfig::default());
-/// assert_eq!(world.remove(GlobalHandle(3)), Err(DistributedError::StaleHandle(GlobalHandle(3))));
-/// ```
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum DistributedError {
-    /// The world refused it (the rank owning the body, or every rank for
-    /// bad numbers).
-    #[error(transparent)]
-    World(#[from] WorldError),
-    /// The rank owning the body refused the change (a fixed body's
-    /// velocity, a pose that puts a frame out of range): its reason.
-    #[error("body {body:?}: {message}")]
-    Refused {
-        /// The body.
-        body: GlobalHandle,
-        /// The owner's error, as it reads.
-        message: String,
-    },
-    /// No such body (removed, or never inserted).
-    #[error("no body {0:?}")]
-    StaleHandle(GlobalHandle),
-    /// A step refused under [`Runaway::Refuse`]: this body's displacement
-    /// is not a number within range, or carries a frame beyond its reach.
-    #[error("body {0:?} would leave the supported range this step")]
-    Runaway(GlobalHandle),
-}
-
-/// What a step cost in communication, on this rank. See
-/// [`DistributedWorld::stats`] for an example.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct StepStats {
-    /// Bodies this rank owns.
-    pub owned_bodies: usize,
-    /// Frames this rank owns.
-    pub owned_frames: usize,
-    /// Ghost frames this rank received.
-    pub ghost_frames: usize,
-    /// Bodies that arrived here (migration and rebalancing).
-    pub migrated_in: usize,
-    /// Words (8 bytes each) this rank sent.
-    pub words_sent: usize,
-    /// Whether this step split space anew.
-    pub rebalanced: bool,
-}
+pub use super::types::{DistributedError, GlobalContact, GlobalEvent, GlobalFrame, GlobalHandle, StepStats};
+use ghosts::Holders;
+use wire::{contact_from_words, message_from_words, message_words};
 
 /// A world split across the ranks of a [`Comm`], with the contract of
 /// [`World`]: every rank makes the same calls with the same arguments, in
@@ -126,7 +25,7 @@ pub struct StepStats {
 /// contact is reported by exactly one rank, and the contacts of all ranks
 /// are the contacts of one [`World`] holding every body, bit for bit.
 ///
-/// How (see the README's scale-out section): space is split by weighted
+/// How (the guide's chapter `docs/src/distributed.md`): space is split by weighted
 /// recursive bisection of the bodies' reference points ([`Regions`]); a
 /// rank owns the bodies whose reference point is in its region and steps
 /// them in an ordinary [`World`]; before each step, every frame whose
@@ -753,137 +652,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         Ok(())
     }
 
-    /// Tells the other ranks what their ghosts of this rank's bodies need
-    /// (new frames, a changed motion, drops), does what they tell this
-    /// one, and records every local frame's swept box for the ownership of
-    /// the contacts. Ghosts stay from step to step (the local world moves
-    /// them as the owner's moves the body), so the local world changes its
-    /// bodies only when a ghost comes or goes: every `SYNC_EVERY` steps,
-    /// when the ghosts are chosen afresh with room for the steps until the
-    /// next choice, or when a frame reaches a rank sooner.
-    fn send_ghosts(&mut self, dt: f64) -> Result<(), DistributedError> {
-        self.swept.clear();
-        self.swept_at.clear();
-        let sync = self.until_sync == 0;
-        self.until_sync = if sync { SYNC_EVERY - 1 } else { self.until_sync - 1 };
-        let mut out = vec![Vec::new(); self.comm.size()];
-        for (r, id) in self.orphans.drain(..) {
-            parcel::encode_message::<D>(&Message::Drop(id), &mut out[r]);
-        }
-        // Owned bodies in slot order: deterministic, no sort.
-        let owned: Vec<(u64, BodyHandle)> = (self.ids.iter().enumerate())
-            .filter_map(|(i, e)| match e {
-                Some((id, None)) => Some((*id, self.world.handle_of(i as u32))),
-                _ => None,
-            })
-            .collect();
-        let mut wanted: Vec<(usize, u32)> = Vec::new();
-        for (id, h) in owned {
-            self.wanted(h, dt, sync, &mut wanted)?;
-            let held = self.sent.remove(&id).unwrap_or_default();
-            let changed = self.changed.remove(&id);
-            let (held, actions) = plan(&held, &wanted, sync, changed.is_some());
-            for (r, action) in actions {
-                let message = match action {
-                    Action::Ghost(indices) => {
-                        let placed = self.world.placed_subset(h, &indices)?;
-                        Message::Ghost(Parcel { id, indices, placed })
-                    }
-                    Action::Motion => {
-                        let b = self.world.body(h)?;
-                        let pose = (changed == Some(true)).then_some(b.pose);
-                        Message::Motion(id, MotionUpdate { velocity: b.velocity, turn: b.angular_velocity, pose })
-                    }
-                    Action::Drop => Message::Drop(id),
-                };
-                parcel::encode_message(&message, &mut out[r]);
-            }
-            if !held.is_empty() {
-                self.sent.insert(id, held);
-            }
-        }
-        self.stats.owned_bodies = self.owned.len();
-        self.stats.owned_frames = self.swept.len();
-        self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
-        let mut inbox = Vec::new();
-        for words in self.comm.exchange(out) {
-            inbox.extend(parcel::decode_messages::<D>(&words)?);
-        }
-        // Drops first: a body that changed owner is dropped by the old one
-        // and sent again by the new one in the same exchange.
-        for m in &inbox {
-            if let Message::Drop(id) = m {
-                self.drop_ghost(*id)?;
-            }
-        }
-        for m in inbox {
-            match m {
-                Message::Ghost(p) => {
-                    self.drop_ghost(p.id)?;
-                    let h = self.world.insert_placed(p.placed)?;
-                    set(&mut self.ids, h.index, Some((p.id, Some(p.indices.clone()))));
-                    self.held.insert(p.id, (h, p.indices));
-                }
-                Message::Motion(id, m) => {
-                    if let Some(&(h, _)) = self.held.get(&id) {
-                        self.world.sync_motion(h, m.velocity, m.turn, m.pose)?;
-                    }
-                }
-                Message::Drop(_) => {}
-            }
-        }
-        for &(h, ref indices) in self.held.values() {
-            let (body, frames) = self.world.placed_ref(h)?;
-            record(&mut self.swept_at, h.index, self.swept.len());
-            self.swept.extend(frames.map(|f| swept_box(body, f, dt)));
-            self.stats.ghost_frames += indices.len();
-        }
-        Ok(())
-    }
-
-    /// The (rank, frame) pairs, sorted, of the owned body `h`'s frames
-    /// whose swept box reaches another rank's region (on a sync step, the
-    /// box grown by its displacement over `SYNC_EVERY` steps), its swept
-    /// boxes recorded.
-    fn wanted(
-        &mut self,
-        h: BodyHandle,
-        dt: f64,
-        sync: bool,
-        out: &mut Vec<(usize, u32)>,
-    ) -> Result<(), DistributedError> {
-        out.clear();
-        let me = self.comm.rank();
-        let (body, frames) = self.world.placed_ref(h)?;
-        record(&mut self.swept_at, h.index, self.swept.len());
-        let room: [f64; D] = std::array::from_fn(|k| (body.velocity[k] * dt).abs() * f64::from(SYNC_EVERY));
-        for (k, f) in frames.enumerate() {
-            let b = swept_box(body, f, dt);
-            self.swept.push(b);
-            let Some(regions) = &self.regions else { continue };
-            let reach = if sync {
-                Aabb {
-                    min: std::array::from_fn(|i| b.min[i] - room[i]),
-                    max: std::array::from_fn(|i| b.max[i] + room[i]),
-                }
-            } else {
-                b
-            };
-            out.extend(regions.touching(&reach).filter(|&r| r != me).map(|r| (r, k as u32)));
-        }
-        out.sort_unstable();
-        Ok(())
-    }
-
-    /// Drops the ghost of body `id`, if this rank holds one.
-    fn drop_ghost(&mut self, id: u64) -> Result<(), DistributedError> {
-        if let Some((h, _)) = self.held.remove(&id) {
-            set(&mut self.ids, h.index, None);
-            self.world.remove(h)?;
-        }
-        Ok(())
-    }
-
     /// Steps the local world and keeps the contacts this rank owns.
     fn find_contacts(&mut self, dt: f64) -> Result<(), DistributedError> {
         let mut contacts = std::mem::take(&mut self.local);
@@ -962,79 +730,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     }
 }
 
-/// The ranks holding a ghost of a body, each with the indices of its
-/// frames.
-type Holders = Vec<(usize, Vec<u32>)>;
-
-/// Steps between two fresh choices of the ghosts.
-const SYNC_EVERY: u32 = 8;
-
-/// What one holder of a body's ghost needs this step.
-#[derive(Clone, Debug, PartialEq)]
-enum Action {
-    /// A ghost with these frames, new or replacing the one held.
-    Ghost(Vec<u32>),
-    /// The body's motion, changed.
-    Motion,
-    /// Nothing any more.
-    Drop,
-}
-
-/// The ghosts of one body after this step, and what each holder needs:
-/// `held` are the ranks holding a ghost and its frames, `wanted` the
-/// (rank, frame) pairs the frames reach (sorted). On a sync step the held
-/// ghosts become the wanted ones (new, replaced or dropped); between, a
-/// ghost only grows when a frame reaches a rank it was not sent to. A
-/// changed motion goes to every holder not sent a whole ghost.
-fn plan(
-    held: &[(usize, Vec<u32>)],
-    wanted: &[(usize, u32)],
-    sync: bool,
-    changed: bool,
-) -> (Holders, Vec<(usize, Action)>) {
-    let mut want: Vec<(usize, Vec<u32>)> = Vec::new();
-    for &(r, k) in wanted {
-        match want.last_mut() {
-            Some((last, ks)) if *last == r => ks.push(k),
-            _ => want.push((r, vec![k])),
-        }
-    }
-    let find = |list: &[(usize, Vec<u32>)], r: usize| list.iter().find(|(x, _)| *x == r).map(|(_, ks)| ks.clone());
-    let mut actions = Vec::new();
-    let next = if sync {
-        for (r, ks) in &want {
-            if find(held, *r).as_ref() != Some(ks) {
-                actions.push((*r, Action::Ghost(ks.clone())));
-            }
-        }
-        actions.extend(held.iter().filter(|(r, _)| find(&want, *r).is_none()).map(|(r, _)| (*r, Action::Drop)));
-        want
-    } else {
-        let mut next = held.to_vec();
-        for (r, ks) in want {
-            match next.iter_mut().find(|(x, _)| *x == r) {
-                Some((_, old)) if ks.iter().all(|k| old.contains(k)) => {}
-                Some((_, old)) => {
-                    old.extend(ks);
-                    old.sort_unstable();
-                    old.dedup();
-                    actions.push((r, Action::Ghost(old.clone())));
-                }
-                None => {
-                    actions.push((r, Action::Ghost(ks.clone())));
-                    next.push((r, ks));
-                }
-            }
-        }
-        next
-    };
-    if changed {
-        let sent: Vec<usize> = actions.iter().map(|(r, _)| *r).collect();
-        actions.extend(next.iter().filter(|(r, _)| !sent.contains(r)).map(|(r, _)| (*r, Action::Motion)));
-    }
-    (next, actions)
-}
-
 /// Sets entry `index` of a table by local body slot.
 fn set<T: Default + Clone>(table: &mut Vec<T>, index: u32, value: T) {
     let i = index as usize;
@@ -1060,25 +755,4 @@ fn swept_box<const D: usize>(body: &Body<D>, f: &Frame<D>, dt: f64) -> Aabb<D> {
         Some(spin) => crate::narrow::swept_aabb(&f.moved(d), &spin),
         None => f.aabb().swept(&d),
     }
-}
-
-fn contact_from_words<const D: usize>(c: &[u64]) -> GlobalContact<D> {
-    let f = |k: usize| f64::from_bits(c[k]);
-    GlobalContact {
-        a: GlobalFrame { body: GlobalHandle(c[0]), index: c[1] as u32 },
-        b: GlobalFrame { body: GlobalHandle(c[2]), index: c[3] as u32 },
-        aabb: Aabb { min: std::array::from_fn(|k| f(4 + k)), max: std::array::from_fn(|k| f(4 + D + k)) },
-        time: [f(4 + 2 * D), f(5 + 2 * D)],
-    }
-}
-
-/// The owner's refusal as words (its message's bytes), to share with
-/// every rank.
-fn message_words(e: &WorldError) -> Vec<u64> {
-    e.to_string().into_bytes().chunks(8).map(|c| c.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b))).collect()
-}
-
-fn message_from_words(words: &[u64]) -> String {
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).filter(|&b| b != 0).collect();
-    String::from_utf8_lossy(&bytes).into_owned()
 }
