@@ -229,11 +229,11 @@ pub enum WorldError {
         bytes: usize,
     },
     /// [`World::contact_geometry`](crate::World::contact_geometry) of a
-    /// pair of which a body turned within the step: its contact is found
+    /// pair of which a body spins within the step: its contact is found
     /// by enclosures ([`intersect_spinning`](crate::intersect_spinning)),
     /// which give no normal or contact point.
-    #[error("the contact's bodies turned within the step: no contact geometry (only its interval and box)")]
-    Turning,
+    #[error("a body of the contact spins within the step: no contact geometry (only its interval and box)")]
+    Spinning,
     /// A [`WorldSnapshot`](crate::WorldSnapshot) that no world could have
     /// taken (edited or corrupted): what is inconsistent.
     #[error("bad world snapshot: {0} inconsistent or out of range")]

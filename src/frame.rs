@@ -177,7 +177,7 @@ impl<const D: usize> Frame<D> {
     }
 
     /// A frame from parts whose inverse is already known (a valid frame's
-    /// turned, scaled or translated: the enclosures of turning frames),
+    /// turned, scaled or translated: the enclosures of spinning frames),
     /// without the degeneracy checks of [`Frame::new`]; `reach` is a
     /// precision bound no larger than the new frame's own (the original
     /// frame's, for a frame at least as large). The range rule is checked

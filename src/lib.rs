@@ -16,13 +16,13 @@
 //!   exact box of the intersection and the contact interval) and
 //!   [`overlap_interval`] (the interval alone); for frames that also turn
 //!   within the step, [`intersect_spinning`] (FMB on translating frames
-//!   that enclose the turning ones, refined to a tolerance: conservative);
+//!   that enclose the spinning ones, refined to a tolerance: conservative);
 //! * [`Contact`] and [`ContactEvent`]: what a step reports;
 //! * [`query`]: more about two frames than whether they meet: their
 //!   distance and closest points, the penetration depth and normal, the
 //!   first contact of moving frames, rays;
 //! * [`world`]: bodies of frames and [`World::step`], which runs all of the
-//!   above each frame of a simulation loop, and [`World::debug_draw`],
+//!   above each tick of a simulation loop, and [`World::debug_draw`],
 //!   which hands a renderer the lines of the frames and boxes;
 //! * [`distributed`]: one world split across ranks (threads, or MPI
 //!   processes with the `mpi` feature), with the contacts of one

@@ -1,7 +1,7 @@
 //! Contact geometry on demand: for a contact of the last step, when, where
 //! and along which normal its frames first touched (`query/first_contact.rs`),
 //! computed only for the contacts a user asks about, as exact boxes are in
-//! `later_boxes.rs`.
+//! `exact_boxes.rs`.
 
 use super::World;
 use crate::contact::Contact;
@@ -22,7 +22,7 @@ impl<const D: usize> World<D> {
     /// # Errors
     /// [`WorldError::ContactsOutdated`] when bodies were inserted, removed
     /// or re-posed since the step, or the contact names frames the world
-    /// does not hold; [`WorldError::Turning`] for a pair of which a body
+    /// does not hold; [`WorldError::Spinning`] for a pair of which a body
     /// turned within the step (its rotation is enclosed, not solved).
     ///
     /// ```
@@ -42,7 +42,7 @@ impl<const D: usize> World<D> {
             return Err(WorldError::ContactsOutdated);
         }
         if self.step_spin(contact.a).is_some() || self.step_spin(contact.b).is_some() {
-            return Err(WorldError::Turning);
+            return Err(WorldError::Spinning);
         }
         match (self.step_frame(contact.a), self.step_frame(contact.b)) {
             (Some(f), Some(g)) => Ok(first_contact(&f, &g)),

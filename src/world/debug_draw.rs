@@ -277,8 +277,8 @@ impl<const D: usize> World<D> {
         }
         for (id, body, frame) in self.placed_frames().filter(|(_, b, _)| b.motion() == Motion::Moving) {
             if let Some(d) = displacement(&body.velocity(), dt) {
-                // A turning body's box holds every pose of its turn.
-                let swept = match super::turning::spin_of(&self.slots, id.body.index(), dt) {
+                // A spinning body's box holds every pose of its turn.
+                let swept = match super::spin::spin_of(&self.slots, id.body.index(), dt) {
                     Some(spin) => crate::narrow::swept_aabb(&frame.moved(d), &spin),
                     None => frame.aabb().swept(&d),
                 };

@@ -9,16 +9,16 @@ mod apart;
 mod body;
 mod contact_geometry;
 mod debug_draw;
-mod later_boxes;
+mod exact_boxes;
 mod pose;
 mod proximity;
 mod ray_cast;
 mod runaway;
 mod snapshot;
+mod spin;
 mod step;
 mod store;
 mod transfer;
-mod turning;
 
 pub use body::{Body, BodyHandle, FrameId, Motion};
 pub use debug_draw::{DebugKind, DebugLine};
@@ -28,9 +28,9 @@ pub use pose::{Pose, Pose2, Pose3};
 pub use proximity::Proximity;
 pub use runaway::Runaway;
 pub use snapshot::WorldSnapshot;
+pub use spin::SPIN_TOLERANCE;
+pub(crate) use spin::body_spin;
 pub(crate) use transfer::Placed;
-pub use turning::SPIN_TOLERANCE;
-pub(crate) use turning::body_spin;
 
 use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactDetail, ContactEvent};
@@ -62,7 +62,7 @@ pub struct WorldConfig {
     /// What a step does with a runaway body (parks it by default).
     pub runaway: Runaway,
     /// How close [`intersect_spinning`](crate::intersect_spinning) refines
-    /// a pair with a turning body (a length); `None`: [`SPIN_TOLERANCE`]
+    /// a pair with a spinning body (a length); `None`: [`SPIN_TOLERANCE`]
     /// of the larger frame's box.
     #[cfg_attr(feature = "serde", serde(default))]
     pub spin_tolerance: Option<f64>,
@@ -104,7 +104,7 @@ impl WorldConfig {
         self
     }
 
-    /// Sets how close a pair with a turning body is refined, a length
+    /// Sets how close a pair with a spinning body is refined, a length
     /// (ignored unless positive and finite).
     ///
     /// ```
@@ -136,7 +136,7 @@ struct Slot<const D: usize> {
 }
 
 /// Bodies of frames and the broad phase over them. See the crate docs for
-/// the pipeline; [`World::step`] is the per-frame entry point.
+/// the pipeline; [`World::step`] is the per-step entry point.
 ///
 /// ```
 /// use fmbgrid::{Body, Frame3, Pose3, World3, WorldConfig};
@@ -226,10 +226,10 @@ pub struct World<const D: usize> {
     /// Bodies parked by the last step, and the step's runaways as found.
     parked: Vec<BodyHandle>,
     runaways: Vec<runaway::Found>,
-    /// Moving bodies with an angular velocity (`turning.rs`), the time
-    /// step being taken, and the last step's turns with the turning
+    /// Moving bodies with an angular velocity (`spin.rs`), the time
+    /// step being taken, and the last step's turns with the spinning
     /// bodies' frames at its start.
-    turning: usize,
+    spinning: usize,
     step_dt: f64,
     turns: hashbrown::HashMap<BodyHandle, crate::narrow::Spin<D>>,
     /// The step's turns by moving body rank; empty when no body turns.
@@ -313,7 +313,7 @@ impl<const D: usize> World<D> {
             scratch: Vec::new(),
             parked: Vec::new(),
             runaways: Vec::new(),
-            turning: 0,
+            spinning: 0,
             step_dt: 0.0,
             turns: hashbrown::HashMap::new(),
             rank_spins: Vec::new(),
@@ -342,7 +342,7 @@ impl<const D: usize> World<D> {
     pub fn insert(&mut self, mut body: Body<D>) -> Result<BodyHandle, WorldError> {
         let placed = self.admit(&mut body)?;
         let turns = body.angular_velocity != [0.0; 3];
-        self.turning += usize::from(turns);
+        self.spinning += usize::from(turns);
         let index = match self.free.pop() {
             Some(i) => i,
             None => {
@@ -456,7 +456,7 @@ impl<const D: usize> World<D> {
         slot.generation = slot.generation.wrapping_add(1);
         self.free.push(handle.index);
         self.len -= 1;
-        self.turning -= usize::from(stored.body.angular_velocity != [0.0; 3]);
+        self.spinning -= usize::from(stored.body.angular_velocity != [0.0; 3]);
         self.mark_changed(stored.body.motion);
         let store = self.store_mut(stored.body.motion);
         for &i in &stored.at {

@@ -98,7 +98,7 @@ impl<const D: usize> World<D> {
             stored.body.velocity = [0.0; D];
             stored.body.angular_velocity = [0.0; 3];
             if turned {
-                self.turning -= 1;
+                self.spinning -= 1;
                 self.apart_stale = true;
             }
             self.contacts_current = false;

@@ -162,7 +162,7 @@ impl<const D: usize> World<D> {
         if s.fixed_fresh {
             world.build_static_grid();
         }
-        world.turning = world.count_turning();
+        world.spinning = world.count_spinning();
         world.moving_fresh = s.moving_fresh;
         if s.moving_fresh {
             world.rank_restored(s.moving_bodies)?;

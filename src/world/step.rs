@@ -1,4 +1,4 @@
-//! `World::step`: the per-frame pipeline.
+//! `World::step`: the per-step pipeline.
 //!
 //! 1. Validate the step and every displacement (nothing changes on error);
 //!    when no moving body was added or removed since the last step, in one
@@ -36,8 +36,8 @@ use rayon::prelude::*;
 
 use super::apart::{ApartPairs, fixed_key, moving_key};
 use super::runaway::Found;
+use super::spin::{frame_box, spin_of, spinning_contact};
 use super::store::Meta;
-use super::turning::{frame_box, spin_of, turning_contact};
 use super::{BodyHandle, World};
 use crate::aabb::Aabb;
 use crate::contact::ContactDetail;
@@ -186,8 +186,8 @@ impl<const D: usize> World<D> {
         // A bad displacement counts as zero for the range pass (frames at
         // rest are in range), and is listed by `next_displacements`.
         self.next_displacements(dt);
-        let (shifts, slots, turning) = (&self.next_shift, &self.slots, self.turning > 0);
-        let spin = |m: &Meta| if turning { spin_of(slots, m.slot, dt) } else { None };
+        let (shifts, slots, spinning) = (&self.next_shift, &self.slots, self.spinning > 0);
+        let spin = |m: &Meta| if spinning { spin_of(slots, m.slot, dt) } else { None };
         let leaving = |(f, m): (&Frame<D>, &Meta)| turned_leaves(f, &shifts[m.rank as usize], spin(m));
         #[cfg(feature = "parallel")]
         let any = self.moving.frames.par_iter().zip(&self.moving.meta).with_min_len(CHUNK).any(leaving);
@@ -484,18 +484,18 @@ impl<const D: usize> World<D> {
         let detail = self.config.detail;
         // Temporal coherence only while no body turns: a turn moves a
         // body's points farther than its odometer (its translation) says.
-        let (apart, coherent) = (&self.apart, detail != ContactDetail::Candidates && self.turning == 0);
+        let (apart, coherent) = (&self.apart, detail != ContactDetail::Candidates && self.spinning == 0);
         // The narrow phase, unless the pair is remembered apart (`apart.rs`):
         // item `i` of body rank `rank`, its partner `key` of body rank
         // `other` (`None`: fixed). No odometer is read without a narrow phase.
         let (spins, tolerance) = (&self.rank_spins, self.config.spin_tolerance);
         let narrow = |i: u32, rank: u32, key: u32, other: Option<u32>, f: &Frame<D>, g: &Frame<D>| {
-            // A turning pair: conservative.
+            // A spinning pair: conservative.
             if !spins.is_empty() {
                 let spin = |r: u32| spins.get(r as usize).copied().flatten();
                 let (sf, sg) = (spin(rank), other.and_then(spin));
                 if sf.is_some() || sg.is_some() {
-                    return turning_contact(detail, f, sf, g, sg, tolerance);
+                    return spinning_contact(detail, f, sf, g, sg, tolerance);
                 }
             }
             if !coherent {
@@ -615,7 +615,7 @@ impl<const D: usize> World<D> {
     /// Step 7: moving bodies advance; every so often the moving store is
     /// put back in the cell list's order (bodies drift out of it).
     fn advance(&mut self) {
-        if self.turning > 0 || !self.turns.is_empty() {
+        if self.spinning > 0 || !self.turns.is_empty() {
             self.remember_turns();
         }
         self.advance_poses();

@@ -9,7 +9,7 @@
 //! the turning bodies' frames are placed anew from their turned poses.
 //! The same across thread counts, bit for bit.
 //!
-//! Run: `cargo test --release --test world_turning`.
+//! Run: `cargo test --release --test world_spinning`.
 
 mod world_support;
 
@@ -143,7 +143,7 @@ fn a_bar_turning_through_a_post_within_one_step() {
     // The pose turned by half a turn: the bar now points along −x.
     let f = world.frame(FrameId { body: bar, index: 0 }).expect("live");
     assert!((f.aabb().min[0] + 4.0).abs() < 1e-12, "{:?}", f.aabb());
-    assert_eq!(world.contact_geometry(&c[0]), Err(WorldError::Turning));
+    assert_eq!(world.contact_geometry(&c[0]), Err(WorldError::Spinning));
     assert!(world.exact_boxes(|_| true).is_ok());
     // Stopped, it no longer reaches the post.
     world.set_angular_velocity(bar, 0.0).expect("moving");

@@ -3,10 +3,10 @@
 //! translation) while that point moves by `v·dt` ([`Spin`]'s motion).
 //!
 //! Where the step meets them:
-//! * check and list: a turning frame's box over the step is
+//! * check and list: a spinning frame's box over the step is
 //!   [`swept_aabb`] (the smaller of the ball of its reach about the moving
 //!   pivot and the union of its enclosures), proven to contain every pose;
-//! * narrow: a pair with a turning frame is decided by
+//! * narrow: a pair with a spinning frame is decided by
 //!   [`intersect_spinning`] (conservative, refined to the world's spin
 //!   tolerance); while any body has an angular velocity, no pair is
 //!   remembered apart or skipped (the gaps and odometers of `apart.rs`
@@ -16,7 +16,7 @@
 //!   placed anew from the pose; their poses at the step's start are kept
 //!   for [`World::exact_boxes`] and [`World::contact_geometry`].
 //!
-//! A world without turning bodies takes none of these paths: its answers
+//! A world without spinning bodies takes none of these paths: its answers
 //! are the translating ones, bit for bit.
 
 use super::store::Meta;
@@ -26,7 +26,7 @@ use crate::contact::ContactDetail;
 use crate::frame::Frame;
 use crate::narrow::{Spin, intersect_spinning, swept_aabb};
 
-/// The relative spin tolerance by default: a pair of turning frames is
+/// The relative spin tolerance by default: a pair of spinning frames is
 /// refined until its enclosures are within this share of the larger
 /// frame's own box (at rest, not swept by the step) of the true frames.
 pub const SPIN_TOLERANCE: f64 = 1e-3;
@@ -43,7 +43,7 @@ pub(crate) fn body_spin<const D: usize>(body: &Body<D>, dt: f64) -> Option<Spin<
 }
 
 /// The box moving frame `f` (at rest, of meta `m`, displaced by `d`)
-/// sweeps over the step: turning when its body turns (`spins`: the step's
+/// sweeps over the step: spinning when its body turns (`spins`: the step's
 /// turns by rank, empty when no body turns).
 #[inline]
 pub(super) fn frame_box<const D: usize>(spins: &[Option<Spin<D>>], f: &Frame<D>, m: &Meta, d: &[f64; D]) -> Aabb<D> {
@@ -55,11 +55,11 @@ pub(super) fn frame_box<const D: usize>(spins: &[Option<Spin<D>>], f: &Frame<D>,
 
 /// The box and interval of a contact between `f` and `g` (moving ones
 /// carrying their displacement) when either turns: in the `Candidates`
-/// detail, their turning boxes' overlap over the whole step; else
+/// detail, their spinning boxes' overlap over the whole step; else
 /// [`intersect_spinning`] with the world's tolerance (absolute, or
 /// [`SPIN_TOLERANCE`] of the larger frame's box), whose box and interval
 /// are conservative in either detail.
-pub(super) fn turning_contact<const D: usize>(
+pub(super) fn spinning_contact<const D: usize>(
     detail: ContactDetail,
     f: &Frame<D>,
     sf: Option<Spin<D>>,
@@ -93,7 +93,7 @@ impl<const D: usize> World<D> {
         }
         let (was, now) = (stored.body.angular_velocity != [0.0; 3], omega != [0.0; 3]);
         stored.body.angular_velocity = omega;
-        self.turning = self.turning + usize::from(now) - usize::from(was);
+        self.spinning = self.spinning + usize::from(now) - usize::from(was);
         // The pairs remembered apart were certified for translation only.
         self.apart_stale = true;
         Ok(())
@@ -103,13 +103,13 @@ impl<const D: usize> World<D> {
     /// no body turns.
     pub(super) fn rank_turns(&mut self) {
         self.rank_spins.clear();
-        if self.turning > 0 {
+        if self.spinning > 0 {
             let (slots, dt) = (&self.slots, self.step_dt);
             self.rank_spins.extend(self.moving_bodies.iter().map(|&slot| spin_of(slots, slot, dt)));
         }
     }
 
-    /// Before the step's advance: the turning bodies' spins and their
+    /// Before the step's advance: the spinning bodies' spins and their
     /// frames at the step's start (for the later look-ups of
     /// [`World::step_frame`]).
     pub(super) fn remember_turns(&mut self) {
@@ -127,7 +127,7 @@ impl<const D: usize> World<D> {
         }
     }
 
-    /// After the step's translation: the turning bodies' poses turn about
+    /// After the step's translation: the spinning bodies' poses turn about
     /// their reference points and their frames are placed anew.
     pub(super) fn turn_bodies(&mut self) {
         for (body, spin) in &self.turns {
@@ -154,7 +154,7 @@ impl<const D: usize> World<D> {
     }
 
     /// The number of moving bodies with an angular velocity.
-    pub(super) fn count_turning(&self) -> usize {
+    pub(super) fn count_spinning(&self) -> usize {
         self.slots
             .iter()
             .filter_map(|s| s.stored.as_ref())

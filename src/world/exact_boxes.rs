@@ -5,7 +5,7 @@
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
-use super::turning::turning_contact;
+use super::spin::spinning_contact;
 use super::{Motion, World};
 use crate::contact::{Contact, ContactDetail};
 use crate::error::WorldError;
@@ -60,9 +60,9 @@ impl<const D: usize> World<D> {
             let Some((f, g)) = this.step_frame(c.a).zip(this.step_frame(c.b)) else { return };
             let (sf, sg) = (this.step_spin(c.a), this.step_spin(c.b));
             if sf.is_some() || sg.is_some() {
-                // A turning pair: the step's own conservative answer.
+                // A spinning pair: the step's own conservative answer.
                 let tolerance = this.config.spin_tolerance;
-                if let Some((aabb, _)) = turning_contact(ContactDetail::ExactBox, &f, sf, &g, sg, tolerance) {
+                if let Some((aabb, _)) = spinning_contact(ContactDetail::ExactBox, &f, sf, &g, sg, tolerance) {
                     c.aabb = aabb;
                 }
             } else if let Some(hit) = intersect(&f, &g) {
