@@ -66,7 +66,14 @@ pub struct Contact<const D: usize> {
     /// The larger frame id of the pair.
     pub b: FrameId,
     /// Exact world box of the intersection, swept over the contact interval
-    /// (a superset of it in the cheaper [`ContactDetail`] modes).
+    /// (a superset of it in the cheaper [`ContactDetail`] modes). For a
+    /// pair with a turning body, exact boxes are out of reach: the box of
+    /// [`intersect_spinning`](crate::intersect_spinning) with the world's
+    /// spin tolerance, in both the `ExactBox` and `Interval` modes, which
+    /// contains every point of the intersection at every instant, lies
+    /// within the two frames' swept boxes' overlap, and is refined until it
+    /// is within the tolerance of the true box where the work bound allows
+    /// (see [`SpinContact`](crate::SpinContact)).
     pub aabb: Aabb<D>,
     /// `[t_enter, t_exit]` as fractions of the step.
     pub time: [f64; 2],

@@ -33,7 +33,7 @@ mod spin;
 mod system;
 
 pub(crate) use spin::swept_aabb;
-pub use spin::{MAX_TESTS, Spin, SpinContact, intersect_spinning};
+pub use spin::{MAX_BOX_TESTS, MAX_TESTS, Spin, SpinContact, intersect_spinning};
 
 use std::cmp::Ordering;
 

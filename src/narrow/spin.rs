@@ -31,19 +31,39 @@
 //! the true frame (`κ·ε`: the farthest a vertex moves when the faces move
 //! out by `ε`).
 //!
-//! **Refinement.** Where the two enclosures never meet, no contact is
-//! possible; where they do, the sub-interval shrinks to FMB's interval of
-//! the enclosures (FMB's interval alone, without the exact box) and is
-//! halved until the enclosures are within the tolerance `τ` of the true
-//! frames: earliest half first, to the first piece refined to `τ` (the
-//! start of the contact); then latest half first from the end, to the
-//! last one; the middle between them, where the frames are in contact
-//! anyway, is covered by 4 pieces for the box. When the true frames
-//! already overlap at an end of the step (FMB on the exact poses there),
-//! that end is an end of the contact: its piece is the first power-of-two
-//! fraction of the step refined to `τ`, found with one test instead of a
-//! search. Pairs without spin take [`intersect`]'s exact answer, bit for
-//! bit.
+//! **Refinement of the interval.** Where the two enclosures never meet,
+//! no contact is possible; so too where the true frames at a piece's
+//! middle instant are farther apart, along the axis through their closest
+//! points, than their points can move within the piece (`ρ·h` each, plus
+//! the relative velocity's share): this proof has no `κ·ε` corners, so it
+//! rules out near misses at pieces `1 + κ` times longer. Where they may
+//! meet, the sub-interval shrinks to FMB's interval of the enclosures
+//! (FMB's interval alone, without the exact box) and is halved until the
+//! enclosures are within the tolerance `τ` of the true frames: earliest
+//! half first, to the first piece refined to `τ` (the start of the
+//! contact), within half of [`MAX_TESTS`]; then latest half first from
+//! the end, to the last one, within the rest (the start's search cannot
+//! use up the end's). When the true frames already overlap at an end of
+//! the step (FMB on the exact poses there), that end is an end of the
+//! contact: its piece is the first power-of-two fraction of the step
+//! refined to `τ`, found with one test instead of a search. Pairs without
+//! spin take [`intersect`]'s exact answer, bit for bit.
+//!
+//! **The box.** The union, over pieces that cover the contact, of the
+//! exact boxes of the two enclosures' intersection, each clipped to the
+//! overlap of the two frames' exact swept boxes over the piece (the boxes
+//! of their vertices' arcs: second order in the piece's length, so a face
+//! set by a vertex is tight long before the enclosures are). The pieces
+//! are the first and last of the interval and 4 between them, refined by
+//! branch and bound against a box the true intersection is known to
+//! reach: the exact boxes of the true frames' intersection at sampled
+//! instants (FMB on the exact poses). The piece whose box reaches
+//! farthest beyond that known box plus `τ` is halved, and its middle
+//! instant sampled, until no piece does, within [`MAX_BOX_TESTS`] FMB
+//! tests. The box is finally clipped to the overlap of the two frames'
+//! swept boxes over the interval: at every instant the intersection lies
+//! in both frames. A turn that sweeps a frame's corner past a face many
+//! times still reports a box no larger than the region the corner reaches.
 //!
 //! **Guarantees** ([`intersect_spinning`]):
 //! * no missed contact: every instant at which the true frames' interiors
@@ -52,16 +72,23 @@
 //! * no false contact beyond `τ`: with `time_within_tolerance`, the true
 //!   frames are within `τ` of each other at some instant of the first and
 //!   of the last refined piece, each containing an end of the interval;
-//!   with `box_within_tolerance`, every piece of the box is the exact box
-//!   of two enclosures that are each within `τ` of their true frame (the
-//!   box of the true intersection can be smaller still where faces meet
-//!   at a grazing angle);
+//! * a tight box: with `box_within_tolerance`, every face of the box is
+//!   within `τ` of a point of the true intersection at a sampled instant,
+//!   so within `τ` of the true intersection's box over the contact (which
+//!   the box contains): a proof, not an estimate;
 //! * bounded work: at most [`MAX_TESTS`] FMB tests search for the ends;
 //!   once they are spent, each piece still pending is tested once (at
-//!   most 33), plus the tests at the step's end (2) and the middle (4); a
-//!   pair whose search is cut short (a rotation of thousands of turns a
-//!   step, a tolerance far below the frames' size) is still reported
-//!   conservatively, with the flags false.
+//!   most 33 a search), plus the tests at the step's ends (2); at most
+//!   [`MAX_BOX_TESTS`] refine the box, plus 10. A pair whose search is cut
+//!   short (a rotation of thousands of turns a step, a tolerance far below
+//!   the frames' size) is still reported conservatively, with the flags
+//!   false; a box cut short (long contacts of fast turns, in 3D above all,
+//!   where a face of the box is often set by an edge crossing a face:
+//!   first order in the piece's length; thin simplices, whose enclosures'
+//!   corners stick out `κ·ε`) is the union of the pieces reached, with
+//!   `box_within_tolerance` false.
+
+use arrayvec::ArrayVec;
 
 use super::{intersect, overlap_interval, overlaps};
 use crate::aabb::Aabb;
@@ -70,8 +97,9 @@ use crate::frame::{Frame, FrameKind};
 use crate::math::{dot, norm, sub};
 
 /// Most FMB tests [`intersect_spinning`] spends searching for the ends of
-/// a pair's contact (then at most 39 more: the pieces still pending, the
-/// step's end and the contact's middle).
+/// a pair's contact, half of them at most for its start (then at most 68
+/// more: the pieces still pending and the step's ends; the box has its
+/// own bound, [`MAX_BOX_TESTS`]).
 pub const MAX_TESTS: usize = 512;
 
 /// Deepest halving of the step (sub-intervals of `2⁻³⁰` of it).
@@ -250,34 +278,40 @@ impl<const D: usize> Spin<D> {
     }
 }
 
+/// Point `q` (relative to the pivot) turned by `θ` about the spin's axis,
+/// per coordinate as `a + A·cos θ + B·sin θ`: `a` the part along the axis,
+/// `A` the part across it, `B` the axis crossed with `A` (2D: the axis out
+/// of the plane). No turn: the point itself.
+fn arc<const D: usize>(spin: &Spin<D>, q: &[f64; D]) -> [[f64; 3]; D] {
+    let n = spin.angle();
+    if n == 0.0 {
+        return std::array::from_fn(|k| [q[k], 0.0, 0.0]);
+    }
+    if D == 2 {
+        let across = [-q[1], q[0]];
+        return std::array::from_fn(|k| [0.0, q[k], across[k]]);
+    }
+    let u: [f64; D] = std::array::from_fn(|k| spin.rate[k] / n);
+    let along = dot(q, &u);
+    let w: [f64; D] = std::array::from_fn(|k| q[k] - along * u[k]);
+    std::array::from_fn(|k| {
+        let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+        [along * u[k], w[k], u[i] * w[j] - u[j] * w[i]]
+    })
+}
+
 /// `m · v` for a matrix of rows.
 fn apply<const D: usize>(m: &[[f64; D]; D], v: &[f64; D]) -> [f64; D] {
     std::array::from_fn(|k| dot(&m[k], v))
 }
 
 /// A box containing frame `f` (moving by its velocity) at every instant
-/// of the step under `spin`: the smaller, axis by axis, of the ball of
-/// its reach about the moving pivot and the union of its enclosures on
-/// up to 8 pieces of the step (one per half radian of turn).
+/// of the step under `spin` (see [`Mover::swept`]).
 pub(crate) fn swept_aabb<const D: usize>(f: &Frame<D>, spin: &Spin<D>) -> Aabb<D> {
     if spin.is_still() {
         return f.aabb();
     }
-    let m = Mover::new(f, spin);
-    let ball = swept_box(&m, 0.0, 1.0);
-    let pieces = (spin.angle() / 0.5).ceil().clamp(1.0, 8.0) as usize;
-    let mut union = Aabb::EMPTY;
-    for k in 0..pieces {
-        let (t0, t1) = (k as f64 / pieces as f64, (k + 1) as f64 / pieces as f64);
-        match m.enclosure(t0, t1) {
-            Some(e) => union = union.union(&e.aabb()),
-            None => return ball,
-        }
-    }
-    Aabb {
-        min: std::array::from_fn(|k| ball.min[k].max(union.min[k])),
-        max: std::array::from_fn(|k| ball.max[k].min(union.max[k])),
-    }
+    Mover::new(f, spin).swept(0.0, 1.0)
 }
 
 fn check<const N: usize>(what: &'static str, v: &[f64; N]) -> Result<(), FrameError> {
@@ -297,15 +331,26 @@ fn check<const N: usize>(what: &'static str, v: &[f64; N]) -> Result<(), FrameEr
 pub struct SpinContact<const D: usize> {
     /// Contains every instant at which the frames' interiors meet.
     pub time: [f64; 2],
-    /// Contains every point of the frames' intersection over the step.
+    /// Contains every point of the frames' intersection at every instant
+    /// of the contact: the union of the exact boxes of the enclosures'
+    /// intersection on pieces covering the contact, each clipped to the
+    /// frames' exact swept boxes over its piece, refined where it reaches
+    /// beyond the true intersection's known box plus the tolerance, and
+    /// never beyond the overlap of the two frames' swept boxes over
+    /// `time` (see [`intersect_spinning`]).
     pub aabb: Aabb<D>,
     /// True when both ends of `time` were refined to the tolerance: the
-    /// frames come within it of touching at each end (always for pairs
-    /// without spin, whose answer is FMB's, exact).
+    /// frames come within it of each other in the first and in the last
+    /// refined piece (always for pairs without spin, whose answer is
+    /// FMB's, exact).
     pub time_within_tolerance: bool,
-    /// True when the whole box was refined to the tolerance too (the
-    /// middle of a long contact of a fast turn may take more than the work
-    /// bound: its box is then that of coarser enclosures).
+    /// True when every face of `aabb` is proven within the tolerance of
+    /// the true intersection's box over the contact: within it of a point
+    /// of the true intersection at a sampled instant (always for pairs
+    /// without spin, whose box is FMB's, exact). False when the work bound
+    /// [`MAX_BOX_TESTS`] stopped the refinement first, or when no sampled
+    /// instant found the frames overlapping (a contact only within the
+    /// tolerance, or too brief).
     pub box_within_tolerance: bool,
 }
 
@@ -332,6 +377,9 @@ struct Mover<'a, const D: usize> {
     /// The round-off of a turned frame's coordinates: a few ulps of the
     /// largest number that goes into them.
     slack: f64,
+    /// Each vertex relative to the pivot as `a + A·cos θ + B·sin θ` per
+    /// coordinate (`[a, A, B]`), `θ` the angle turned: its arc.
+    arcs: ArrayVec<[[f64; 3]; D], 8>,
 }
 
 impl<'a, const D: usize> Mover<'a, D> {
@@ -369,7 +417,85 @@ impl<'a, const D: usize> Mover<'a, D> {
             row_sum_norm,
             kappa,
             slack,
+            arcs: frame.vertices().map(|v| arc(spin, &sub(&v, &spin.pivot))).collect(),
         }
+    }
+
+    /// The signed angle turned at instant `t` (2D: counter-clockwise;
+    /// 3D: about the spin's axis).
+    fn turned(&self, t: f64) -> f64 {
+        if D == 2 { t * self.spin.rate[2] } else { t * self.angle }
+    }
+
+    /// The frame's exact swept box over `[t0, t1]` (up to round-off), from
+    /// its vertices' arcs: each coordinate of a vertex is `a + A·cos θ +
+    /// B·sin θ` plus the pivot's straight path, largest at an end of the
+    /// arc or where its derivative `B·cos θ − A·sin θ` turns from positive
+    /// to negative (an arc under half a turn has at most one such point).
+    /// Second order in the piece's length where the first-order
+    /// enclosures are not: a face of the box set by a vertex is tight.
+    fn arc_box(&self, t0: f64, t1: f64) -> Aabb<D> {
+        let (th0, th1) = (self.turned(t0), self.turned(t1));
+        let (th0, th1) = (th0.min(th1), th0.max(th1));
+        let whole = th1 - th0 >= std::f64::consts::PI;
+        let ((s0, c0), (s1, c1)) = (th0.sin_cos(), th1.sin_cos());
+        let mut b = Aabb::<D>::EMPTY;
+        for arc in &self.arcs {
+            for (k, &[a, big_a, big_b]) in arc.iter().enumerate() {
+                let (v0, v1) = (big_a * c0 + big_b * s0, big_a * c1 + big_b * s1);
+                let (d0, d1) = (big_b * c0 - big_a * s0, big_b * c1 - big_a * s1);
+                let m = big_a.hypot(big_b);
+                let hi = if whole || (d0 > 0.0 && d1 < 0.0) { m } else { v0.max(v1) };
+                let lo = if whole || (d0 < 0.0 && d1 > 0.0) { -m } else { v0.min(v1) };
+                b.min[k] = b.min[k].min(a + lo);
+                b.max[k] = b.max[k].max(a + hi);
+            }
+        }
+        let v = self.frame.velocity();
+        let r = self.slack + 1e-12 * self.pivot_radius;
+        Aabb {
+            min: std::array::from_fn(|k| self.spin.pivot[k] + b.min[k] + (t0 * v[k]).min(t1 * v[k]) - r),
+            max: std::array::from_fn(|k| self.spin.pivot[k] + b.max[k] + (t0 * v[k]).max(t1 * v[k]) + r),
+        }
+    }
+
+    /// A box containing the frame at every instant of `[t0, t1]`: the
+    /// smaller, axis by axis, of the ball of its reach about the moving
+    /// pivot and the union of its enclosures on up to 8 pieces (one per
+    /// half radian of turn).
+    fn swept(&self, t0: f64, t1: f64) -> Aabb<D> {
+        let ball = swept_box(self, t0, t1);
+        let pieces = (self.angle * (t1 - t0) / 0.5).ceil().clamp(1.0, 8.0) as usize;
+        let mut union = Aabb::EMPTY;
+        for k in 0..pieces {
+            let at = |k: usize| t0 + (t1 - t0) * k as f64 / pieces as f64;
+            match self.enclosure(at(k), at(k + 1)) {
+                Some(e) => union = union.union(&e.aabb()),
+                None => return ball,
+            }
+        }
+        Aabb {
+            min: std::array::from_fn(|k| ball.min[k].max(union.min[k])),
+            max: std::array::from_fn(|k| ball.max[k].min(union.max[k])),
+        }
+    }
+
+    /// How far a point of the frame can move along unit direction `n`
+    /// from where it is at the middle of a sub-interval of length `span`
+    /// by turning (the translation is counted apart): `ρ_pivot·h·|n × u|`,
+    /// `u` the axis (the rate of `n · R(θ)q` is `R(θ)q · (n × u)`; in 2D
+    /// the axis is across every `n`). A turn about `n` itself moves no
+    /// point along it.
+    fn reach(&self, span: f64, n: &[f64; D]) -> f64 {
+        let across = if D == 3 && self.angle > 0.0 {
+            let u: [f64; D] = std::array::from_fn(|k| self.spin.rate[k] / self.angle);
+            let along = dot(n, &u);
+            // |n × u|² = 1 − (n · u)², with a margin for round-off.
+            ((1.0 - along * along).max(0.0).sqrt() + 1e-9).min(1.0)
+        } else {
+            1.0
+        };
+        self.pivot_radius * 0.5 * self.angle * span * across
     }
 
     /// How far the enclosure on a sub-interval of length `span` strays from
@@ -515,7 +641,12 @@ fn corner_factor<const D: usize>(f: &Frame<D>, row_norms: &[f64; D], row_sum_nor
 /// the true frame throughout and translates, so FMB decides it exactly;
 /// sub-intervals where the enclosures meet are halved until they are
 /// within `tolerance`, from the start to the first contact and from the
-/// end to the last.
+/// end to the last; the box is the union of the enclosures' exact boxes
+/// on pieces covering the contact, each clipped to the frames' exact
+/// swept boxes over its piece (their vertices' arcs), refined until it is
+/// within `tolerance` of boxes of the true intersection at sampled
+/// instants, and clipped to the overlap of the frames' swept boxes over
+/// the contact.
 ///
 /// Guarantees:
 /// * no missed contact: every instant at which the true frames' interiors
@@ -523,12 +654,15 @@ fn corner_factor<const D: usize>(f: &Frame<D>, row_norms: &[f64; D], row_sum_nor
 ///   inside `aabb`;
 /// * with `time_within_tolerance`, the true frames come within
 ///   `tolerance` of each other near each end of `time` (in its first and
-///   last refined pieces); with `box_within_tolerance`, every piece of
-///   `aabb` is the exact box of enclosures within `tolerance` of the true
-///   frames;
-/// * bounded work: at most [`MAX_TESTS`] FMB tests, plus 39; a pair cut
-///   short (thousands of turns a step, a tolerance far below the frames'
-///   size) is still reported conservatively, with the flags false.
+///   last refined pieces); with `box_within_tolerance`, every face of
+///   `aabb` is within `tolerance` of the true intersection's box over the
+///   contact; `aabb` never reaches beyond the overlap of the two frames'
+///   swept boxes over `time`;
+/// * bounded work: at most [`MAX_TESTS`] FMB tests for the ends plus 68,
+///   [`MAX_BOX_TESTS`] for the box plus 10; a pair cut short (thousands
+///   of turns a step, a tolerance far below the frames' size, a long
+///   contact of a fast turn for the box) is still reported
+///   conservatively, with the flag concerned false.
 ///
 /// # Errors
 /// [`FrameError::BadTolerance`] for a tolerance that is not a positive
@@ -569,9 +703,10 @@ pub fn intersect_spinning<const D: usize>(
     Ok(pair.contact())
 }
 
-/// Pieces of the step in which the interiors may meet, found by
-/// [`Pair::first_piece`]: where, the box there, and whether refined to the
-/// tolerance.
+/// Pieces of the step in which the interiors may meet: where, the exact
+/// box of the enclosures' intersection there (empty when only the
+/// interval was asked for), and whether the enclosures are within the
+/// tolerance of the true frames.
 #[derive(Clone, Copy)]
 struct Piece<const D: usize> {
     time: [f64; 2],
@@ -588,39 +723,36 @@ struct Pair<'a, const D: usize> {
 }
 
 impl<const D: usize> Pair<'_, D> {
-    /// The first contact piece from the start, the last from the end,
-    /// and the middle between them in at most [`MIDDLE_PIECES`] pieces.
-    /// An end of the step at which the true frames already overlap is an
-    /// end of the contact, exactly: its piece needs no search.
+    /// The contact's interval from its first and last refined pieces, its
+    /// box from the pieces that cover it ([`Pair::contact_box`]), clipped
+    /// to the two frames' swept boxes over the interval: at every instant
+    /// the intersection lies in both frames, so in both boxes.
     fn contact(mut self) -> Option<SpinContact<D>> {
-        let first = match self.overlap_at(0.0) {
-            true => self.end_piece(false),
-            false => None,
-        };
-        let first = match first {
-            Some(p) => p,
-            None => self.first_piece(0.0, 1.0, false)?,
-        };
-        let last = match self.overlap_at(1.0) {
-            true => self.end_piece(true),
-            false => None,
-        };
-        let last = last.or_else(|| self.first_piece(first.time[1], 1.0, true)).unwrap_or(first);
-        let mut aabb = first.aabb.union(&last.aabb);
-        let mut box_fine = first.fine && last.fine;
-        let (from, to) = (first.time[1], last.time[0]);
-        if from < to {
-            for k in 0..MIDDLE_PIECES {
-                let at = |k: usize| from + (to - from) * k as f64 / MIDDLE_PIECES as f64;
-                if let Some(p) = self.piece(at(k), at(k + 1), true) {
-                    aabb = aabb.union(&p.aabb);
-                    box_fine &= p.fine;
-                }
-            }
-        }
+        let first = self.start()?;
+        let last = self.end(&first);
         let time = [first.time[0].max(0.0), last.time[1].min(1.0)];
-        let time_fine = first.fine && last.fine;
-        Some(SpinContact { time, aabb, time_within_tolerance: time_fine, box_within_tolerance: box_fine && time_fine })
+        let (aabb, box_fine) = self.contact_box(&first, &last);
+        let (swept_a, swept_b) = (self.a.swept(time[0], time[1]), self.b.swept(time[0], time[1]));
+        // Empty only when the frames' boxes never meet: no contact at all.
+        let aabb = aabb.intersection(&swept_a.intersection(&swept_b)?)?.intersection(&self.arcs(time[0], time[1])?)?;
+        let time_within_tolerance = first.fine && last.fine;
+        Some(SpinContact { time, aabb, time_within_tolerance, box_within_tolerance: box_fine })
+    }
+
+    /// The contact's first piece: the step's start when the true frames
+    /// already overlap there (exactly an end of the contact: no search),
+    /// else the earliest piece found within half the search's work bound
+    /// (the other half is the last piece's, however long this search is).
+    fn start(&mut self) -> Option<Piece<D>> {
+        let at_start = if self.overlap_at(0.0) { self.end_piece(false) } else { None };
+        at_start.or_else(|| self.first_piece(0.0, 1.0, false, MAX_TESTS / 2))
+    }
+
+    /// The contact's last piece, after `first` (`first` itself when the
+    /// enclosures never meet after it).
+    fn end(&mut self, first: &Piece<D>) -> Piece<D> {
+        let at_end = if self.overlap_at(1.0) { self.end_piece(true) } else { None };
+        at_end.or_else(|| self.first_piece(first.time[1], 1.0, true, MAX_TESTS)).unwrap_or(*first)
     }
 
     /// True when the true frames' interiors meet at instant `t` (FMB on
@@ -644,6 +776,9 @@ impl<const D: usize> Pair<'_, D> {
     /// interval: FMB's exact interval without the exact box's cost).
     fn piece(&mut self, t0: f64, t1: f64, with_box: bool) -> Option<Piece<D>> {
         let fine = self.error(t1 - t0) <= self.tolerance;
+        if !fine && self.apart(t0, t1) {
+            return None;
+        }
         self.tests += 1;
         let (Some(ea), Some(eb)) = (self.a.enclosure(t0, t1), self.b.enclosure(t0, t1)) else {
             // Beyond the range rule: nothing exact to say on this piece.
@@ -660,6 +795,34 @@ impl<const D: usize> Pair<'_, D> {
         Some(Piece { time: [at(time[0]), at(time[1])], aabb, fine })
     }
 
+    /// True when the true frames cannot meet on `[t0, t1]`, proven without
+    /// the enclosures' corners: along the axis from `a` to `b` through
+    /// their closest points at the middle instant (GJK's; any axis is
+    /// sound, the projections are computed here), the gap between the two
+    /// frames' projections exceeds how far their points can move from
+    /// there within the piece (`ρ·h` for the turn about the pivot, less
+    /// for an axis near `n`; the relative velocity's projection for the
+    /// translation). Each
+    /// enclosure's corners stick out `κ·ε` beyond that reach: this is the
+    /// cheaper proof for a near miss, the enclosures' FMB test the sharper
+    /// one elsewhere.
+    fn apart(&mut self, t0: f64, t1: f64) -> bool {
+        let tm = 0.5 * (t0 + t1);
+        let (Some(pa), Some(pb)) = (self.a.pose_at(tm), self.b.pose_at(tm)) else { return false };
+        let d = crate::query::distance(&pa, &pb);
+        let axis = sub(&d.on_b, &d.on_a);
+        let len = norm(&axis);
+        if !(d.distance > 0.0 && len > 0.0) {
+            return false;
+        }
+        let n = axis.map(|x| x / len);
+        let gap = projection(&pb, &n)[0] - projection(&pa, &n)[1];
+        let dv = sub(&self.a.frame.velocity(), &self.b.frame.velocity());
+        let reach = self.a.reach(t1 - t0, &n) + self.b.reach(t1 - t0, &n) + 0.5 * (t1 - t0) * dot(&dv, &n).abs();
+        // Round-off of the poses and of the projections.
+        gap > reach * (1.0 + 1e-12) + 4.0 * (self.a.slack + self.b.slack)
+    }
+
     /// `(1 + κ)ε` of both frames on a sub-interval of length `span`.
     fn error(&self, span: f64) -> f64 {
         self.a.error(span) + self.b.error(span)
@@ -668,15 +831,15 @@ impl<const D: usize> Pair<'_, D> {
     /// The earliest (or, `backward`, the latest) piece of `[t0, t1]` where
     /// the enclosures meet, refined to the tolerance (halving only where
     /// the enclosures meet, earliest or latest half first), unless the
-    /// work bound or the depth stops it first; `None` when they never
-    /// meet.
-    fn first_piece(&mut self, t0: f64, t1: f64, backward: bool) -> Option<Piece<D>> {
+    /// depth or the work bound (`budget` tests in all) stops it first;
+    /// `None` when they never meet.
+    fn first_piece(&mut self, t0: f64, t1: f64, backward: bool, budget: usize) -> Option<Piece<D>> {
         let mut stack = [(t0, t1, 0_u32); MAX_DEPTH as usize + 2];
         let mut len = 1;
         while len > 0 {
             len -= 1;
             let (t0, t1, depth) = stack[len];
-            if self.error(t1 - t0) <= self.tolerance || depth >= MAX_DEPTH || self.tests >= MAX_TESTS {
+            if self.error(t1 - t0) <= self.tolerance || depth >= MAX_DEPTH || self.tests >= budget {
                 if let Some(p) = self.piece(t0, t1, true) {
                     return Some(p);
                 }
@@ -693,11 +856,195 @@ impl<const D: usize> Pair<'_, D> {
         }
         None
     }
+
+    /// The contact's box: the union of the exact boxes of the enclosures
+    /// on pieces that cover the contact (its first and last pieces and
+    /// [`MIDDLE_PIECES`] between them), refined by branch and bound
+    /// against a box the true intersection is known to reach (the exact
+    /// boxes of the true frames' intersection at sampled instants): the
+    /// piece reaching farthest beyond it plus the tolerance is halved (and
+    /// its middle instant sampled) until none does, within
+    /// [`MAX_BOX_TESTS`] FMB tests. With it, whether the box is within the
+    /// tolerance of that known part of the true box on every face.
+    fn contact_box(&mut self, first: &Piece<D>, last: &Piece<D>) -> (Aabb<D>, bool) {
+        // Round-off of the sampled poses: the flag stays a proof.
+        let margin = self.tolerance - 4.0 * (self.a.slack + self.b.slack);
+        let mut boxes = Boxes { inner: Aabb::EMPTY, kept: Aabb::EMPTY, pieces: ArrayVec::new(), margin };
+        for t in [first.time, [first.time[0], last.time[1]], last.time].map(|[t0, t1]| 0.5 * (t0 + t1)) {
+            self.sample(t, &mut boxes);
+        }
+        for p in [Some(*first), (last.time != first.time).then_some(*last)].into_iter().flatten() {
+            // An end piece with no box left has no contact: nothing to add.
+            if let Some(p) = self.clipped(p) {
+                boxes.add(p);
+            }
+        }
+        let (from, to) = (first.time[1], last.time[0]);
+        if from < to {
+            let at = |k: usize| from + (to - from) * k as f64 / MIDDLE_PIECES as f64;
+            for k in 0..MIDDLE_PIECES {
+                self.box_piece(at(k), at(k + 1), &mut boxes);
+            }
+        }
+        let budget = self.tests + MAX_BOX_TESTS;
+        while self.tests < budget {
+            let Some(i) = boxes.widest() else { break };
+            let p = boxes.pieces.swap_remove(i);
+            let [t0, t1] = p.time;
+            let mid = 0.5 * (t0 + t1);
+            if !(t0 < mid && mid < t1) || t1 - t0 < 0.5_f64.powi(MAX_DEPTH as i32) {
+                // As fine as the step is cut: it joins the box as it is.
+                boxes.kept = boxes.kept.union(&p.aabb);
+                continue;
+            }
+            self.sample(mid, &mut boxes);
+            self.box_piece(t0, mid, &mut boxes);
+            self.box_piece(mid, t1, &mut boxes);
+        }
+        boxes.finish()
+    }
+
+    /// The exact box of the true frames' intersection at instant `t`, if
+    /// they overlap then, joins the part of the true box known.
+    fn sample(&mut self, t: f64, boxes: &mut Boxes<D>) {
+        let (Some(a), Some(b)) = (self.a.pose_at(t), self.b.pose_at(t)) else { return };
+        self.tests += 1;
+        if let Some(i) = intersect(&a, &b) {
+            boxes.inner = boxes.inner.union(&i.aabb);
+        }
+    }
+
+    /// The piece `[t0, t1]` of the box, if its enclosures meet: when the
+    /// overlap of the enclosures' own boxes is already within the
+    /// tolerance of the known part of the true box, that overlap joins the
+    /// box and FMB is not asked; else the piece with its exact box.
+    fn box_piece(&mut self, t0: f64, t1: f64, boxes: &mut Boxes<D>) {
+        let Some(arcs) = self.arcs(t0, t1) else { return };
+        let (Some(ea), Some(eb)) = (self.a.enclosure(t0, t1), self.b.enclosure(t0, t1)) else {
+            // Beyond the range rule: the piece as `piece` bounds it.
+            if let Some(p) = self.piece(t0, t1, true).and_then(|p| self.clipped(p)) {
+                boxes.add(p);
+            }
+            return;
+        };
+        let Some(reach) = ea.aabb().intersection(&eb.aabb()).and_then(|r| r.intersection(&arcs)) else { return };
+        if within(&reach, &boxes.bound()) {
+            boxes.kept = boxes.kept.union(&reach);
+            return;
+        }
+        self.tests += 1;
+        let Some(i) = intersect(&ea, &eb) else { return };
+        let at = |s: f64| t0 + s * (t1 - t0);
+        let fine = self.error(t1 - t0) <= self.tolerance;
+        if let Some(p) = self.clipped(Piece { time: [at(i.time[0]), at(i.time[1])], aabb: i.aabb, fine }) {
+            boxes.add(p);
+        }
+    }
+
+    /// The overlap of the two frames' exact swept boxes over `[t0, t1]`
+    /// ([`Mover::arc_box`]): the intersection lies in it at every instant
+    /// of the piece; `None` when they do not meet (no contact there).
+    fn arcs(&self, t0: f64, t1: f64) -> Option<Aabb<D>> {
+        self.a.arc_box(t0, t1).intersection(&self.b.arc_box(t0, t1))
+    }
+
+    /// Piece `p` with its box clipped to [`Pair::arcs`] over its interval:
+    /// the enclosures' first-order excess removed where a vertex sets a
+    /// face of the box.
+    fn clipped(&self, mut p: Piece<D>) -> Option<Piece<D>> {
+        p.aabb = p.aabb.intersection(&self.arcs(p.time[0], p.time[1])?)?;
+        Some(p)
+    }
 }
 
 /// Pieces the middle of a contact (between its first and last refined
-/// pieces) is covered by, for its box.
+/// pieces) is first covered by, for its box.
 const MIDDLE_PIECES: usize = 4;
+
+/// Most pieces the box's refinement holds at once (beyond, a piece joins
+/// the box as it is).
+const BOX_PIECES: usize = 64;
+
+/// Most FMB tests [`intersect_spinning`] spends refining a contact's box
+/// (after the search for its ends; each halving is three: the two halves
+/// and the true frames at the middle instant).
+pub const MAX_BOX_TESTS: usize = 256;
+
+/// A contact's box while it is refined: `inner`, the part of the true box
+/// known (exact boxes of the true intersection at sampled instants);
+/// `kept`, the box of the pieces settled; `pieces`, those that may still
+/// reach beyond `inner` plus the tolerance (`margin`: the tolerance less
+/// the round-off of the sampled poses).
+struct Boxes<const D: usize> {
+    inner: Aabb<D>,
+    kept: Aabb<D>,
+    pieces: ArrayVec<Piece<D>, BOX_PIECES>,
+    margin: f64,
+}
+
+impl<const D: usize> Boxes<D> {
+    /// `inner` grown by the tolerance: a box within it is within the
+    /// tolerance of the true box.
+    fn bound(&self) -> Aabb<D> {
+        Aabb { min: self.inner.min.map(|x| x - self.margin), max: self.inner.max.map(|x| x + self.margin) }
+    }
+
+    /// A piece of the contact: settled when it is within the bound, else
+    /// held for refinement (settled as it is when the array is full even
+    /// after settling those now within the bound).
+    fn add(&mut self, p: Piece<D>) {
+        let bound = self.bound();
+        if self.pieces.is_full() {
+            let kept = &mut self.kept;
+            self.pieces.retain(|q| {
+                let settled = within(&q.aabb, &bound);
+                if settled {
+                    *kept = kept.union(&q.aabb);
+                }
+                !settled
+            });
+        }
+        if within(&p.aabb, &bound) || self.pieces.try_push(p).is_err() {
+            self.kept = self.kept.union(&p.aabb);
+        }
+    }
+
+    /// The piece that reaches farthest beyond the bound on some face, if
+    /// any does.
+    fn widest(&self) -> Option<usize> {
+        let bound = self.bound();
+        let beyond = |p: &Piece<D>| {
+            (0..D)
+                .map(|k| (p.aabb.max[k] - bound.max[k]).max(bound.min[k] - p.aabb.min[k]))
+                .fold(f64::NEG_INFINITY, f64::max)
+        };
+        let (i, by) = self
+            .pieces
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i, beyond(p)))
+            .fold((0, 0.0), |m, x| if x.1 > m.1 { x } else { m });
+        (by > 0.0).then_some(i)
+    }
+
+    /// The box, and whether it is within the tolerance of the known part
+    /// of the true box on every face.
+    fn finish(self) -> (Aabb<D>, bool) {
+        let aabb = self.pieces.iter().fold(self.kept, |b, p| b.union(&p.aabb));
+        let fine = !self.inner.is_empty() && within(&aabb, &self.bound());
+        (aabb, fine)
+    }
+}
+
+/// True when box `inner` lies within box `outer`.
+fn within<const D: usize>(inner: &Aabb<D>, outer: &Aabb<D>) -> bool {
+    (0..D).all(|k| outer.min[k] <= inner.min[k] && inner.max[k] <= outer.max[k])
+}
+
+/// `[min, max]` of `n · p` over the points `p` of frame `f` (at rest).
+fn projection<const D: usize>(f: &Frame<D>, n: &[f64; D]) -> [f64; 2] {
+    f.vertices().map(|v| dot(&v, n)).fold([f64::INFINITY, f64::NEG_INFINITY], |[lo, hi], x| [lo.min(x), hi.max(x)])
+}
 
 /// The box of the frame over `[t0, t1]` from its enclosure's vertices, or
 /// (when not even that frame can be built) from the frame's reach around
