@@ -43,16 +43,6 @@ fn frame<const D: usize>(n: &mut Numbers, kind_byte: u8, thin: f64, moving: bool
     Frame::new(kind, origin, comps).ok()?.with_velocity(velocity).ok()
 }
 
-fn pair_scale<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> f64 {
-    let mut s: f64 = 0.0;
-    for f in [a, b] {
-        let bx = f.aabb();
-        for i in 0..D {
-            s = s.max(bx.max[i] - bx.min[i]).max(bx.min[i].abs()).max(bx.max[i].abs());
-        }
-    }
-    s
-}
 
 fn check<const D: usize>(data: &[u8]) {
     if data.len() < 4 {
@@ -65,7 +55,7 @@ fn check<const D: usize>(data: &[u8]) {
     else {
         return;
     };
-    let band = 1e-9 * pair_scale(&a, &b);
+    let band = 1e-9 * exact_sat::pair_scale(&a, &b);
     let inner = exact_sat::interval(&a, &b, -band);
     let outer = exact_sat::interval(&a, &b, band);
     for (x, y) in [(&a, &b), (&b, &a)] {

@@ -173,6 +173,20 @@ fn project(points: &[V], n: &[BigInt]) -> (BigInt, BigInt) {
     })
 }
 
+/// Largest coordinate magnitude or extent of the two frames' (swept)
+/// boxes: the scale of the pair, positions included (inputs carry
+/// round-off relative to their magnitude); the band is `1e-9` of it.
+pub fn pair_scale<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> f64 {
+    let mut s: f64 = 0.0;
+    for f in [a, b] {
+        let bx = f.aabb();
+        for i in 0..D {
+            s = s.max(bx.max[i] - bx.min[i]).max(bx.min[i].abs()).max(bx.max[i].abs());
+        }
+    }
+    s
+}
+
 /// The exact open interval of instants in `(0, 1)` at which the interiors
 /// of `a` grown by `delta` and `b` meet; `None` when there is none.
 pub fn interval<const D: usize>(a: &Frame<D>, b: &Frame<D>, delta: f64) -> Option<Interval> {

@@ -266,14 +266,7 @@ pub fn halfspaces<const D: usize>(f: &Frame<D>, c: [f64; D]) -> Vec<Half<D>> {
 /// the scale of the pair, positions included (inputs carry round-off
 /// relative to their magnitude).
 pub fn pair_scale<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> f64 {
-    let mut s: f64 = 0.0;
-    for f in [a, b] {
-        let bx = f.aabb();
-        for i in 0..D {
-            s = s.max(bx.max[i] - bx.min[i]).max(bx.min[i].abs()).max(bx.max[i].abs());
-        }
-    }
-    s
+    exact_sat::pair_scale(a, b)
 }
 
 /// Largest extent of the two frames' (swept) boxes, positions excluded.
