@@ -4,7 +4,7 @@
 use crate::aabb::Aabb;
 use crate::error::WorldError;
 
-/// A body of a [`DistributedWorld`]: the same on every rank, and valid
+/// A body of a [`DistributedWorld`](crate::distributed::DistributedWorld): the same on every rank, and valid
 /// whichever rank the body lives on (ids are never reused: the `n`th
 /// body inserted is `GlobalHandle(n)`).
 ///
@@ -20,7 +20,7 @@ use crate::error::WorldError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GlobalHandle(pub u64);
 
-/// A frame of a [`DistributedWorld`]: its body and its index in the body.
+/// A frame of a [`DistributedWorld`](crate::distributed::DistributedWorld): its body and its index in the body.
 /// Ordered by body, then index (contacts are sorted by their frames).
 ///
 /// ```
@@ -36,9 +36,9 @@ pub struct GlobalFrame {
     pub index: u32,
 }
 
-/// A contact of a [`DistributedWorld`], reported by exactly one rank: the
-/// pair (`a < b`), the exact box and the interval, as [`World::step`]
-/// computes them. See [`DistributedWorld::contacts`] for an example.
+/// A contact of a [`DistributedWorld`](crate::distributed::DistributedWorld), reported by exactly one rank: the
+/// pair (`a < b`), the exact box and the interval, as [`World::step`](crate::World::step)
+/// computes them. See [`DistributedWorld::contacts`](crate::distributed::DistributedWorld::contacts) for an example.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GlobalContact<const D: usize> {
     /// The smaller frame of the pair.
@@ -52,7 +52,7 @@ pub struct GlobalContact<const D: usize> {
 }
 
 /// A change in which bodies touch between two steps, the same on every
-/// rank. See [`DistributedWorld::events`] for an example.
+/// rank. See [`DistributedWorld::events`](crate::distributed::DistributedWorld::events) for an example.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GlobalEvent {
     /// The bodies touch in this step and did not in the previous one.
@@ -61,7 +61,7 @@ pub enum GlobalEvent {
     Ended(GlobalHandle, GlobalHandle),
 }
 
-/// Why a [`DistributedWorld`] refused an operation: the same error on
+/// Why a [`DistributedWorld`](crate::distributed::DistributedWorld) refused an operation: the same error on
 /// every rank, and nothing changed anywhere.
 ///
 /// ```
@@ -88,14 +88,14 @@ pub enum DistributedError {
     /// No such body (removed, or never inserted).
     #[error("no body {0:?}")]
     StaleHandle(GlobalHandle),
-    /// A step refused under [`Runaway::Refuse`]: this body's displacement
+    /// A step refused under [`Runaway::Refuse`](crate::Runaway::Refuse): this body's displacement
     /// is not a number within range, or carries a frame beyond its reach.
     #[error("body {0:?} would leave the supported range this step")]
     Runaway(GlobalHandle),
 }
 
 /// What a step cost in communication, on this rank. See
-/// [`DistributedWorld::stats`] for an example.
+/// [`DistributedWorld::stats`](crate::distributed::DistributedWorld::stats) for an example.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepStats {
     /// Bodies this rank owns.
