@@ -25,7 +25,9 @@
 //! interval of every intersection.
 //!
 //! Run: `cargo run --release --example mesh_bench -- [--scene dragons_pass|bunny_rain[,…]]
-//! [--steps K] [--start S] [--no-parry] [--threads T] [--scan]`.
+//! [--steps K] [--start S] [--no-parry] [--threads T] [--scan] [--csv FILE]`.
+//! `--csv FILE` appends the medians to FILE as data
+//! (`benches/results/README.md`).
 //! Defaults: the three scenes, K = 10 timed steps after S untimed fmbgrid steps
 //! (S per scene, chosen so the timed steps are among the scene's busiest:
 //! see `--scan`), 1 thread. The parry baseline is built from the world's
@@ -51,6 +53,8 @@ use parry3d_f64::shape::{Cuboid, Shape};
 mod parry_world;
 #[path = "../benches/support/peer.rs"]
 mod peer;
+#[path = "../benches/support/results.rs"]
+mod results;
 #[path = "../benches/support/threads.rs"]
 mod threads;
 
@@ -183,6 +187,7 @@ struct Args {
     parry: bool,
     threads: usize,
     scan: bool,
+    csv: Option<String>,
 }
 
 fn parse_args() -> Args {
@@ -206,6 +211,7 @@ fn parse_args() -> Args {
         parry: !args.iter().any(|a| a == "--no-parry"),
         threads: number("--threads").unwrap_or(1).max(1),
         scan: args.iter().any(|a| a == "--scan"),
+        csv: value("--csv"),
     }
 }
 
@@ -448,6 +454,32 @@ fn run(args: &Args) {
             r.check
         );
     }
+    results::report(args.csv.as_deref(), "mesh_bench", &result_rows(args, &rows));
+}
+
+/// The medians as rows of data: fmbgrid (exact boxes) and parry.
+fn result_rows(args: &Args, rows: &[Row]) -> Vec<results::Row> {
+    let mut out = Vec::new();
+    for r in rows {
+        let parry = (!r.parry.is_empty()).then(|| median(&r.parry));
+        let row = |engine: &str, mode: &str, ms: f64, ratio: Option<f64>| results::Row {
+            scene: r.scene.clone(),
+            n: r.frames,
+            frames: r.frames,
+            threads: args.threads,
+            engine: engine.to_string(),
+            mode: mode.to_string(),
+            median_ms: ms,
+            pairs_per_frame: r.pairs / r.frames as f64,
+            ratio,
+        };
+        let fmb = median(&r.fmbgrid);
+        out.push(row("fmbgrid", "ExactBox", fmb, parry.map(|p| fmb / p)));
+        if let Some(p) = parry {
+            out.push(row("parry rebuild", "end poses or cast", p, Some(1.0)));
+        }
+    }
+    out
 }
 
 fn main() {

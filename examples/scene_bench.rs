@@ -52,6 +52,8 @@ use fmbgrid::{ContactDetail, Frame, WorldConfig};
 mod parry_world;
 #[path = "../benches/support/peer.rs"]
 mod peer;
+#[path = "../benches/support/results.rs"]
+mod results;
 #[path = "../benches/support/scenes.rs"]
 mod scenes;
 #[path = "../benches/support/threads.rs"]
@@ -629,65 +631,34 @@ fn run(args: &Args) {
             );
         }
     }
-    if let Some(path) = &args.csv {
-        match write_csv(path, args, &summary) {
-            Ok(()) => eprintln!("[summary appended to {path}]"),
-            Err(e) => eprintln!("[could not write {path}: {e}]"),
-        }
-    }
+    results::report(args.csv.as_deref(), "scene_bench", &result_rows(args, &summary));
 }
 
-/// Columns of the `--csv` file.
-const CSV_HEADER: &str =
-    "machine,commit,date,bench,scene,n,frames,threads,engine,mode,median_ms,pairs_per_frame,ratio_to_parry";
-
-/// This machine as a folder name: the CPU model and the number of CPUs
-/// (`/proc/cpuinfo`), lower case, non-alphanumerics as `-`.
-fn machine() -> String {
-    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let model = info.lines().find_map(|l| l.strip_prefix("model name")).and_then(|l| l.split(':').nth(1));
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let name = format!("{}-{cpus}cpu", model.unwrap_or("unknown").trim());
-    let name: String = name.to_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-    name.split('-').filter(|w| !w.is_empty()).collect::<Vec<_>>().join("-")
-}
-
-/// The output of a command, or `unknown`.
-fn command_output(program: &str, args: &[&str]) -> String {
-    std::process::Command::new(program)
-        .args(args)
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map_or("unknown".into(), |o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-}
-
-/// Appends the summary to `path` as CSV (a header first when the file is
-/// new): one row per fmbgrid mode and one for the best parry variant.
-fn write_csv(path: &str, args: &Args, summary: &[Summary]) -> std::io::Result<()> {
-    use std::io::Write;
-    if let Some(dir) = std::path::Path::new(path).parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let new = !std::path::Path::new(path).exists();
-    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-    if new {
-        writeln!(file, "{CSV_HEADER}")?;
-    }
-    let (machine, commit, date) =
-        (machine(), command_output("git", &["rev-parse", "--short", "HEAD"]), command_output("date", &["-u", "+%F"]));
+/// The summary as rows of data: one per fmbgrid mode and one for the best
+/// parry variant.
+fn result_rows(args: &Args, summary: &[Summary]) -> Vec<results::Row> {
+    let mut rows = Vec::new();
     for s in summary {
-        let prefix = format!("{machine},{commit},{date},scene_bench,{},{},{},{}", s.scene, s.n, s.frames, args.threads);
         let per_frame = s.pairs / s.frames as f64;
+        let row = |engine: &str, mode: String, ms: f64, ratio: Option<f64>| results::Row {
+            scene: s.scene.clone(),
+            n: s.n,
+            frames: s.frames,
+            threads: args.threads,
+            engine: engine.to_string(),
+            mode,
+            median_ms: ms,
+            pairs_per_frame: per_frame,
+            ratio,
+        };
         for (&detail, &fmb) in args.details.iter().zip(&s.fmbgrid) {
-            let ratio = s.parry.as_ref().map_or(String::new(), |(p, _)| format!("{:.4}", fmb / p));
-            writeln!(file, "{prefix},fmbgrid,{detail:?},{fmb:.3},{per_frame:.4},{ratio}")?;
+            rows.push(row("fmbgrid", format!("{detail:?}"), fmb, s.parry.as_ref().map(|(p, _)| fmb / p)));
         }
         if let Some((p, which)) = &s.parry {
-            writeln!(file, "{prefix},{which},end poses or cast,{p:.3},{per_frame:.4},1")?;
+            rows.push(row(which, "end poses or cast".into(), *p, Some(1.0)));
         }
     }
-    Ok(())
+    rows
 }
 
 fn main() {
