@@ -162,28 +162,26 @@ fn intersect_with<const D: usize>(a: &Frame<D>, b: &Frame<D>, fast: bool) -> Opt
     }
     let (a, b) = canonical(a, b);
     let ab = Relative::new(a, b);
-    let (aabb, time) = if thin_pair(a, b) {
-        let time = crate::sat::contact_interval(a, b)?;
-        let ba = Relative::new(b, a);
-        let aabb = if relative_velocity_is_zero(a, b) {
-            exact_box::static_box(a, b, &ab, &ba).map(|bx| bx.swept(&a.velocity()))
-        } else {
-            exact_box::swept_box(a, b, &ab, &ba)
-        };
-        (aabb, time)
-    } else if relative_velocity_is_zero(a, b) {
-        // `A` seen from `B`, made once and only for pairs the first rows
-        // do not reject (the witness or the box needs it).
-        let mut ba = None;
-        static_decision(a, b, &ab, &mut ba).ok()?;
-        let ba = ba.unwrap_or_else(|| Relative::new(b, a));
-        let aabb = exact_box::static_box(a, b, &ab, &ba).map(|bx| bx.swept(&a.velocity()));
-        (aabb, [0.0, 1.0])
+    let (thin, moving) = (thin_pair(a, b), !relative_velocity_is_zero(a, b));
+    // `A` seen from `B`, made by the static decision's witness when it
+    // needed it, else once the pair is known to collide (the box needs it).
+    let mut ba = None;
+    let time = if thin {
+        crate::sat::contact_interval(a, b)?
+    } else if moving {
+        moving_interval(a, &ab).ok()?
     } else {
-        let time = moving_interval(a, &ab).ok()?;
-        let ba = Relative::new(b, a);
-        let quick = if fast { quick_box(a, b, &ab, &ba) } else { None };
-        (quick.or_else(|| exact_box::swept_box(a, b, &ab, &ba)), time)
+        static_decision(a, b, &ab, &mut ba).ok()?;
+        [0.0, 1.0]
+    };
+    let ba = ba.unwrap_or_else(|| Relative::new(b, a));
+    let aabb = if moving {
+        // The simplex's fast path only where FMB decided (it shares FMB's
+        // tolerances); a thin pair's box comes from the enumeration.
+        let quick = if fast && !thin { quick_box(a, b, &ab, &ba) } else { None };
+        quick.or_else(|| exact_box::swept_box(a, b, &ab, &ba))
+    } else {
+        exact_box::static_box(a, b, &ab, &ba).map(|bx| bx.swept(&a.velocity()))
     };
     // The vertices of an intersection with an interior cannot all be lost to
     // round-off, but if they were, the frames' common box is a safe answer.
