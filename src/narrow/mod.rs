@@ -43,7 +43,7 @@ use crate::aabb::Aabb;
 use crate::frame::{Frame, FrameKind};
 use elimination::{Bounds, Infeasible, Row};
 use relative::Relative;
-pub(crate) use separation::gap_at_end;
+pub(crate) use separation::gap_exceeding;
 
 /// Where and when two frames intersect.
 ///

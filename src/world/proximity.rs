@@ -23,7 +23,7 @@ use super::store::Meta;
 use super::{FrameId, World};
 use crate::error::WorldError;
 use crate::frame::Frame;
-use crate::narrow::gap_at_end;
+use crate::narrow::gap_exceeding;
 use crate::query::distance;
 
 /// Two frames within the tolerance of a [`World::pairs_within`] query.
@@ -162,7 +162,7 @@ fn within<const D: usize>(
     (g, n): (&Frame<D>, &Meta),
     out: &mut Vec<Proximity<D>>,
 ) -> bool {
-    if !m.pairs_with(n) || gap_at_end(f, g) > delta {
+    if !m.pairs_with(n) || gap_exceeding(f, g, delta).is_some() {
         return true;
     }
     let d = distance(f, g);

@@ -44,7 +44,7 @@ use crate::contact::ContactDetail;
 use crate::contact::{Contact, ContactEvent};
 use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE};
-use crate::narrow::{gap_at_end, intersect, overlap_interval};
+use crate::narrow::{gap_exceeding, intersect, overlap_interval};
 use crate::pairs::{FixedSide, Partner, for_each_candidate};
 
 /// Moving-list slots per parallel task: large enough to amortise
@@ -774,10 +774,14 @@ fn displacement<const D: usize>(velocity: &[f64; D], dt: f64) -> Result<[f64; D]
 /// two odometers' sum at the step's start and end).
 #[inline]
 fn remember_apart<const D: usize>(apart: &ApartPairs, i: u32, key: u32, odo: [f64; 2], f: &Frame<D>, g: &Frame<D>) {
-    let gap = gap_at_end(f, g);
-    let threshold = gap + odo[1];
-    if gap > odo[1] - odo[0] && threshold.is_finite() {
-        apart.remember(i, key, threshold);
+    // A gap outrun within two steps at this step's pace saves at most one
+    // test, about what finding it costs: only longer ones are remembered
+    // (fast movers outrun most; measured in BENCHMARKS.md).
+    if let Some(gap) = gap_exceeding(f, g, 2.0 * (odo[1] - odo[0])) {
+        let threshold = gap + odo[1];
+        if threshold.is_finite() {
+            apart.remember(i, key, threshold);
+        }
     }
 }
 
