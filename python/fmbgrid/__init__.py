@@ -32,12 +32,13 @@ from typing import Any, NamedTuple, Optional, Sequence, Union
 import numpy as np
 
 from . import _fmbgrid as _native
-from ._fmbgrid import MAX_COORDINATE, SPIN_TOLERANCE, FmbgridError
+from ._fmbgrid import MAX_COORDINATE, MAX_ROWS, SPIN_TOLERANCE, FmbgridError
 
 __all__ = [
     "CUBOID",
     "TETRAHEDRON",
     "MAX_COORDINATE",
+    "MAX_ROWS",
     "SPIN_TOLERANCE",
     "FmbgridError",
     "Frames",
@@ -93,10 +94,18 @@ ArrayLike = Any
 # --- input conversion: exact dtypes for the native module ------------------
 
 
+def _size_check(a: np.ndarray, name: str) -> None:
+    if a.ndim and a.shape[0] > MAX_ROWS:
+        raise FmbgridError(f"{name} has {a.shape[0]} rows: one call takes at most {MAX_ROWS}")
+    if a.size > 16 * MAX_ROWS:
+        raise FmbgridError(f"{name} has shape {a.shape}: too large for one call")
+
+
 def _f64(x: ArrayLike, name: str) -> np.ndarray:
     """``x`` as a float64 array (a view when it is one already: strided and
     broadcast arrays are read in place, never copied)."""
     a = np.asarray(x)
+    _size_check(a, name)
     if a.dtype != np.float64:
         if a.dtype.kind not in "biuf":
             raise TypeError(f"{name}: expected an array of real numbers, got dtype {a.dtype}")
@@ -108,6 +117,7 @@ def _int(x: ArrayLike, name: str, dtype: Any) -> np.ndarray:
     """``x`` as an integer array of ``dtype``, refusing floats, negative
     numbers and numbers that do not fit."""
     a = np.asarray(x)
+    _size_check(a, name)
     if a.dtype == dtype:
         return a
     if a.size == 0 and a.dtype.kind in "fiub":

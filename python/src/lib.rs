@@ -49,10 +49,19 @@ pub(crate) fn shape_text(shape: &[usize]) -> String {
     }
 }
 
+/// Most rows (frames, bodies, pairs, rays, handles) one call takes: 2^27,
+/// twice the frames a world holds (2^26 fixed and 2^26 moving). A larger
+/// array (a broadcast one costs nothing to make) is refused before any
+/// memory is taken for it.
+pub(crate) const MAX_ROWS: usize = 1 << 27;
+
 /// Checks that `a` has the shape `expected` (`None`: any length) and
-/// returns its first length.
+/// returns its first length (at most [`MAX_ROWS`]).
 pub(crate) fn check_shape<T>(name: &str, a: &ArrayViewD<T>, expected: &[Option<usize>]) -> PyResult<usize> {
     let shape = a.shape();
+    if let Some(&n) = shape.first().filter(|&&n| n > MAX_ROWS) {
+        return Err(value_error(format!("{name} has {n} rows: one call takes at most {MAX_ROWS}")));
+    }
     let fits = shape.len() == expected.len() && shape.iter().zip(expected).all(|(n, e)| e.is_none_or(|e| *n == e));
     if !fits {
         let want: Vec<String> = expected
@@ -95,6 +104,7 @@ fn _fmbgrid(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FmbgridError", m.py().get_type::<FmbgridError>())?;
     m.add("MAX_COORDINATE", fmbgrid::frame::MAX_COORDINATE)?;
     m.add("SPIN_TOLERANCE", fmbgrid::SPIN_TOLERANCE)?;
+    m.add("MAX_ROWS", MAX_ROWS)?;
     frames::register(m)?;
     world::register(m)?;
     io::register(m)?;
