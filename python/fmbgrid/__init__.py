@@ -150,6 +150,14 @@ def _rows(x: ArrayLike, name: str, single: bool, ndim: int) -> np.ndarray:
     return a
 
 
+def _linear(rotations: ArrayLike) -> np.ndarray:
+    """Rotation matrices ``R`` (``x_world = R @ x_body``) as the engine takes
+    a pose's linear part, by columns (``linear[j] = R e_j``): the transpose,
+    as a view."""
+    r = _f64(rotations, "rotations")
+    return np.swapaxes(r, -1, -2) if r.ndim >= 2 else r
+
+
 def _kinds(kinds: Union[str, int, ArrayLike], n: int) -> np.ndarray:
     if isinstance(kinds, str):
         if kinds.lower() not in _KIND_NAMES:
@@ -464,7 +472,7 @@ class World:
             m,
             None if velocities is None else _f64(velocities, "velocities"),
             None if translations is None else _f64(translations, "translations"),
-            None if rotations is None else _f64(rotations, "rotations"),
+            None if rotations is None else _linear(rotations),
             None if user_data is None else _int(user_data, "user_data", np.uint64),
             None if filters is None else _int(filters, "filters", np.uint32),
         )
@@ -494,7 +502,7 @@ class World:
         ``translations (K, D)`` and ``rotations (K, D, D)`` (each body keeps its
         rotation when None)."""
         h, one = _handles(handles)
-        r = None if rotations is None else _rows(rotations, "rotations", one, 3)
+        r = None if rotations is None else _linear(_rows(rotations, "rotations", one, 3))
         self._w.set_poses(h, _rows(translations, "translations", one, 2), r)
 
     def set_user_data(self, handles: ArrayLike, data: ArrayLike) -> None:
@@ -509,7 +517,8 @@ class World:
     def bodies(self, handles: Optional[ArrayLike] = None) -> BodyInfo:
         """Poses, velocities, motion, user data and frame counts of ``handles`` (all bodies when None)."""
         h = self.handles() if handles is None else _handles(handles)[0]
-        return BodyInfo(*self._w.bodies_info(h))
+        t, r, v, m, u, c = self._w.bodies_info(h)
+        return BodyInfo(t, np.ascontiguousarray(np.swapaxes(r, -1, -2)), v, m, u, c)
 
     def frames(self) -> PlacedFrames:
         """Every frame, placed where it is now, with its body and index."""

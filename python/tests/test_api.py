@@ -89,6 +89,18 @@ def test_multi_frame_bodies_poses_filters():
     assert len(w2.step(0.0).pairs) == 0
 
 
+def test_rotation_convention():
+    """rotations[k] is R with x_world = R @ x_body + t (as scipy's as_matrix)."""
+    w = fg.World(3)
+    quarter_z = np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]])  # x -> y
+    h = w.insert(fg.Frames.from_aabbs([[1.0, 0, 0]], [[2.0, 1, 1]]), rotations=[quarter_z], translations=[[0, 0, 5]])
+    box = w.frames().frames.aabbs[0]
+    assert np.allclose(box, [[-1, 1, 5], [0, 2, 6]])
+    assert np.array_equal(w.bodies(h).rotations[0], quarter_z)
+    w.set_poses(h, [0, 0, 0], quarter_z.T)  # y -> x... x -> -y
+    assert np.allclose(w.frames().frames.aabbs[0], [[0, -2, 0], [1, -1, 1]])
+
+
 def test_pairs_within_and_rays():
     w = fg.World(2)
     w.insert(fg.Frames.from_aabbs([[0.0, 0]], [[10.0, 1]]), moving=False)

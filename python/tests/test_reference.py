@@ -105,7 +105,8 @@ def build_world(ref):
         moving=np.array([b["moving"] for b in bodies]),
         velocities=[b["velocity"] for b in bodies],
         translations=[b["translation"] for b in bodies],
-        rotations=[b["rotation"] for b in bodies],
+        # The Rust pose's linear part by columns: R is its transpose.
+        rotations=np.array([b["rotation"] for b in bodies]).transpose(0, 2, 1),
         user_data=np.arange(len(bodies)),
     )
     return w, h
