@@ -531,11 +531,14 @@ class World:
         ``velocity * dt``. The GIL is released while the engine works."""
         return StepResult(*self._w.step(float(dt)))
 
-    def time_steps(self, dt: float, steps: int) -> np.ndarray:
+    def time_steps(self, dt: float, steps: int, also: str = "") -> np.ndarray:
         """Runs ``steps`` steps in the engine alone (nothing is returned to
         Python but the time): the seconds of each, to measure the Python
-        layer's overhead against."""
-        return np.array(self._w.time_steps(float(dt), int(steps)))
+        layer's overhead against. ``also="poses"`` sets every body's pose
+        (to the one it has) before each step, ``"velocities"`` every moving
+        body's velocity, in Rust, as a Python loop calling :meth:`set_poses`
+        or :meth:`set_velocities` with all bodies does."""
+        return np.array(self._w.time_steps(float(dt), int(steps), also))
 
     def parked(self) -> np.ndarray:
         """Bodies the last step parked (runaways), ``(K,)`` uint64."""

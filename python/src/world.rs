@@ -699,11 +699,36 @@ impl World {
 
     /// Runs `steps` steps of `dt` in Rust alone (nothing crosses to
     /// Python): the seconds each took, for measuring the Python layer.
-    fn time_steps(&mut self, py: Python<'_>, dt: f64, steps: usize) -> PyResult<Vec<f64>> {
+    /// `also`: "" (the step alone), "poses" (before each step, every body
+    /// set to its pose with `World::set_pose`, as a Python loop calling
+    /// `set_poses` with all of them does) or "velocities" (every moving body
+    /// given its velocity again with `World::set_velocity`).
+    #[pyo3(signature = (dt, steps, also=""))]
+    fn time_steps(&mut self, py: Python<'_>, dt: f64, steps: usize, also: &str) -> PyResult<Vec<f64>> {
+        if !["", "poses", "velocities"].contains(&also) {
+            return Err(value_error(format!("also {also:?}: expected '', 'poses' or 'velocities'")));
+        }
         dispatch!(self, w, D => py.detach(|| {
             let mut times = Vec::with_capacity(steps);
+            let bodies: Vec<(BodyHandle, Pose<D>, [f64; D], Motion)> =
+                w.world.bodies().map(|(h, b)| (h, b.pose(), b.velocity(), b.motion())).collect();
             for _ in 0..steps {
                 let t = Instant::now();
+                match also {
+                    "poses" => {
+                        for &(h, pose, _, _) in &bodies {
+                            w.world.set_pose(h, pose).map_err(world_error)?;
+                        }
+                    }
+                    "velocities" => {
+                        for &(h, _, v, m) in &bodies {
+                            if m == Motion::Moving {
+                                w.world.set_velocity(h, v).map_err(world_error)?;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
                 let n = w.world.step(dt).map_err(world_error)?.len();
                 times.push(t.elapsed().as_secs_f64());
                 std::hint::black_box(n);
