@@ -284,11 +284,24 @@ impl<const D: usize> Inner<D> {
         Ok(())
     }
 
+    /// Moves bodies to new poses, all or none. A moving body whose pose and
+    /// placed frames would come out the same, bit for bit, is left alone:
+    /// `World::set_pose` would only drop the step's memory of its pairs
+    /// found apart (a cache: no answer depends on it), which makes the next
+    /// step slower for a loop that sets every pose each step, most of them
+    /// unchanged. Fixed bodies are always re-posed (that rebuilds the
+    /// static grid, which may reorder the fixed frames).
     fn set_poses(&mut self, ids: &ArrayViewD<u64>, t: &ArrayViewD<f64>, l: Option<&ArrayViewD<f64>>) -> PyResult<()> {
         let hs = self.handles(ids)?;
         check_shape("translations", t, &[Some(hs.len()), Some(D)])?;
         if let Some(l) = l {
             check_shape("rotations", l, &[Some(hs.len()), Some(D), Some(D)])?;
+        }
+        // Bodies listed twice are always re-posed, in order.
+        let mut seen = vec![0u8; self.slots.len()];
+        for h in &hs {
+            let s = &mut seen[h.index() as usize];
+            *s = s.saturating_add(1);
         }
         let mut poses = Vec::new();
         poses.try_reserve_exact(hs.len()).map_err(|_| oom("the poses"))?;
@@ -300,18 +313,26 @@ impl<const D: usize> Inner<D> {
                 None => body.pose().linear(),
             };
             let pose = Pose::new(linear, row(t, k)).map_err(bad)?;
+            let mut same =
+                body.motion() == Motion::Moving && seen[h.index() as usize] == 1 && same_pose(&pose, &body.pose());
             for (j, f) in body.frames().iter().enumerate() {
-                pose.transform_frame(f).map_err(|e| match e {
+                let placed = pose.transform_frame(f).map_err(|e| match e {
                     WorldError::Frame { source, .. } => {
                         value_error(format!("body {k}: frame {j} of the body: {source}"))
                     }
                     e => bad(e),
                 })?;
+                if same {
+                    let now = self.world.frame(FrameId { body: h, index: j as u32 }).map_err(world_error)?;
+                    same = same_frame(&placed, &now);
+                }
             }
-            poses.push(pose);
+            poses.push((!same).then_some(pose));
         }
         for (&h, pose) in hs.iter().zip(poses) {
-            self.world.set_pose(h, pose).map_err(world_error)?;
+            if let Some(pose) = pose {
+                self.world.set_pose(h, pose).map_err(world_error)?;
+            }
         }
         Ok(())
     }
@@ -355,6 +376,25 @@ impl<const D: usize> Inner<D> {
     fn live(&self) -> Vec<u64> {
         self.world.bodies().map(|(h, _)| self.id(h)).collect()
     }
+}
+
+fn bits<const D: usize>(v: &[f64; D]) -> [u64; D] {
+    v.map(f64::to_bits)
+}
+
+fn same_pose<const D: usize>(a: &Pose<D>, b: &Pose<D>) -> bool {
+    bits(&a.translation()) == bits(&b.translation())
+        && a.linear().iter().zip(&b.linear()).all(|(x, y)| bits(x) == bits(y))
+}
+
+/// The same frame, bit for bit (its other fields derive from these).
+fn same_frame<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
+    a.kind() == b.kind()
+        && bits(&a.origin()) == bits(&b.origin())
+        && bits(&a.velocity()) == bits(&b.velocity())
+        && a.components().iter().zip(&b.components()).all(|(x, y)| bits(x) == bits(y))
+        && bits(&a.aabb().min) == bits(&b.aabb().min)
+        && bits(&a.aabb().max) == bits(&b.aabb().max)
 }
 
 /// A vector a world accepts: finite, within ±1e15 (`World`'s own check).
