@@ -23,6 +23,10 @@ arrays of pairs of :class:`Frames`.
 
 Threads: the engine's steps use a thread pool (rayon); set the environment
 variable ``RAYON_NUM_THREADS`` before the first step to choose its size.
+Every call releases the GIL while the engine works. A world is used by one
+thread at a time: a call on a world another thread is using raises
+``RuntimeError`` (already borrowed); :class:`Frames` are immutable and
+shared freely.
 """
 
 from __future__ import annotations
@@ -307,8 +311,9 @@ class Frames:
 
 class StepResult(NamedTuple):
     """What :meth:`World.step` found: ``M`` contacts between frames, each
-    pair once with ``pairs[:, 0] < pairs[:, 1]`` as handles (then frame
-    index), in the engine's deterministic order."""
+    pair once, the first frame the smaller in the engine's order (slot
+    index ``handle & 0xFFFFFFFF``, then generation, then frame index), in
+    the engine's deterministic order (the same whatever the thread count)."""
 
     #: ``(M, 2)`` uint64: the two bodies' handles.
     pairs: np.ndarray

@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 
 mod frames;
 mod io;
+mod reference;
 mod world;
 
 pyo3::create_exception!(
@@ -108,5 +109,6 @@ fn _fmbgrid(m: &Bound<'_, PyModule>) -> PyResult<()> {
     frames::register(m)?;
     world::register(m)?;
     io::register(m)?;
+    m.add_function(wrap_pyfunction!(reference::_reference_answers, m)?)?;
     Ok(())
 }

@@ -1,7 +1,8 @@
 """Every answer equal to the Rust API's on the same input, bit for bit.
 
-The reference answers come from python/examples/reference.rs, which calls
-the Rust crate directly on seeded random frames and a seeded world.
+The reference answers come from python/src/reference.rs, which calls the
+Rust crate directly on seeded random frames and a seeded world (none of
+the bindings' code).
 """
 
 import numpy as np

@@ -2,11 +2,10 @@
 //! comparisons (`python/tests/test_reference.py`): seeded random frames and
 //! a seeded world, their inputs and the Rust crate's answers, as JSON
 //! (every number written so that it reads back bit for bit; `null` for
-//! "no answer").
-//!
-//! ```sh
-//! cargo run --release --manifest-path python/Cargo.toml --example reference -- /tmp/reference.json
-//! ```
+//! "no answer"). This calls the crate directly, none of the bindings'
+//! code; it ships in the module (`fmbgrid._fmbgrid._reference_answers`)
+//! so that the tests compare with the very build they test, without
+//! compiling anything else.
 
 use fmbgrid::query::{distance, first_contact, penetration, ray_cast};
 use fmbgrid::scene::SplitMix64;
@@ -165,13 +164,15 @@ fn world(seed: u64, n: usize, steps: usize) -> Value {
     })
 }
 
-fn main() {
-    let path = std::env::args().nth(1).unwrap_or_else(|| "reference.json".into());
-    let out = json!({
-        "narrow_2d": narrow::<2>(2, 400),
-        "narrow_3d": narrow::<3>(3, 400),
-        "world_3d": world(7, 300, 6),
-    });
-    std::fs::write(&path, serde_json::to_string(&out).expect("json")).expect("write");
-    eprintln!("wrote {path}");
+/// The reference answers as JSON text (see the module docs).
+#[pyo3::pyfunction]
+pub(crate) fn _reference_answers(py: pyo3::Python<'_>) -> String {
+    py.detach(|| {
+        json!({
+            "narrow_2d": narrow::<2>(2, 400),
+            "narrow_3d": narrow::<3>(3, 400),
+            "world_3d": world(7, 300, 6),
+        })
+        .to_string()
+    })
 }
