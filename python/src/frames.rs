@@ -7,7 +7,8 @@ use numpy::PyReadonlyArrayDyn;
 use numpy::ndarray::ArrayViewD;
 use pyo3::prelude::*;
 
-use crate::{array, check_shape, matrix, row, value_error};
+use crate::{array, check_shape, fixed, matrix, row, value_error};
+use numpy::ndarray::{Ix2, Ix3};
 
 /// Kind codes on the Python side.
 pub(crate) const TETRAHEDRON: u8 = 0;
@@ -56,6 +57,9 @@ fn build<const D: usize>(
     v: Option<&ArrayViewD<f64>>,
 ) -> PyResult<Vec<Frame<D>>> {
     let n = o.shape()[0];
+    let (o, c) = (&fixed::<Ix2>(o)?, &fixed::<Ix3>(c)?);
+    let v = v.map(fixed::<Ix2>).transpose()?;
+    let v = v.as_ref();
     let mut out = Vec::new();
     out.try_reserve_exact(n)
         .map_err(|_| pyo3::exceptions::PyMemoryError::new_err("not enough memory for the frames"))?;

@@ -11,7 +11,7 @@
 
 use std::fmt::Display;
 
-use numpy::ndarray::{ArrayD, ArrayViewD, IxDyn};
+use numpy::ndarray::{ArrayD, ArrayView, ArrayViewD, Dimension, IxDyn, NdIndex};
 use numpy::{Element, IntoPyArray};
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
@@ -80,14 +80,27 @@ pub(crate) fn check_shape<T>(name: &str, a: &ArrayViewD<T>, expected: &[Option<u
     Ok(shape.first().copied().unwrap_or(0))
 }
 
-/// Row `i` of an `(N, D)` array.
-pub(crate) fn row<const D: usize>(a: &ArrayViewD<f64>, i: usize) -> [f64; D] {
+/// Row `i` of an `(N, D)` array (an `ArrayView2` from [`fixed`] reads
+/// faster than a dynamic-dimension view).
+pub(crate) fn row<const D: usize, Dm: Dimension>(a: &ArrayView<f64, Dm>, i: usize) -> [f64; D]
+where
+    [usize; 2]: NdIndex<Dm>,
+{
     std::array::from_fn(|k| a[[i, k]])
 }
 
 /// Matrix `i` of an `(N, D, D)` array: `m[j]` is row `j` of the input.
-pub(crate) fn matrix<const D: usize>(a: &ArrayViewD<f64>, i: usize) -> [[f64; D]; D] {
+pub(crate) fn matrix<const D: usize, Dm: Dimension>(a: &ArrayView<f64, Dm>, i: usize) -> [[f64; D]; D]
+where
+    [usize; 3]: NdIndex<Dm>,
+{
     std::array::from_fn(|j| std::array::from_fn(|k| a[[i, j, k]]))
+}
+
+/// A view of fixed dimension (`Ix2`, `Ix3`) of an array whose shape was
+/// checked: its element reads skip the dynamic index arithmetic.
+pub(crate) fn fixed<'a, Dm: Dimension>(a: &ArrayViewD<'a, f64>) -> PyResult<ArrayView<'a, f64, Dm>> {
+    a.clone().into_dimensionality::<Dm>().map_err(value_error)
 }
 
 /// A numpy array of `shape` holding `v` (row-major), without a copy.

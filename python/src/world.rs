@@ -24,7 +24,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::frames::{Frames, Set};
-use crate::{array, check_shape, matrix, row, value_error, world_error};
+use crate::{array, check_shape, fixed, matrix, row, value_error, world_error};
+use numpy::ndarray::{Ix2, Ix3};
 
 /// A Python handle.
 fn pack(h: BodyHandle, generation: u32) -> u64 {
@@ -179,6 +180,12 @@ impl<const D: usize> Inner<D> {
         if let Some(f) = filters {
             check_shape("filters", f, &per(&[2]))?;
         }
+        let velocities = velocities.map(fixed::<Ix2>).transpose()?;
+        let velocities = velocities.as_ref();
+        let translations = translations.map(fixed::<Ix2>).transpose()?;
+        let translations = translations.as_ref();
+        let linears = linears.map(fixed::<Ix3>).transpose()?;
+        let linears = linears.as_ref();
         let mut built = Vec::new();
         built.try_reserve_exact(count).map_err(|_| oom("the bodies"))?;
         let (mut fixed_frames, mut fixed_bodies) = (0usize, 0usize);
@@ -270,6 +277,7 @@ impl<const D: usize> Inner<D> {
     fn set_velocities(&mut self, ids: &ArrayViewD<u64>, v: &ArrayViewD<f64>) -> PyResult<()> {
         let hs = self.handles(ids)?;
         check_shape("velocities", v, &[Some(hs.len()), Some(D)])?;
+        let v = &fixed::<Ix2>(v)?;
         for (k, &h) in hs.iter().enumerate() {
             let vel: [f64; D] = row(v, k);
             check_vector("velocity", &vel).map_err(|e| value_error(format!("velocities[{k}]: {e}")))?;
@@ -297,6 +305,9 @@ impl<const D: usize> Inner<D> {
         if let Some(l) = l {
             check_shape("rotations", l, &[Some(hs.len()), Some(D), Some(D)])?;
         }
+        let t = &fixed::<Ix2>(t)?;
+        let l = l.map(fixed::<Ix3>).transpose()?;
+        let l = l.as_ref();
         // Bodies listed twice are always re-posed, in order.
         let mut seen = vec![0u8; self.slots.len()];
         for h in &hs {
@@ -312,9 +323,18 @@ impl<const D: usize> Inner<D> {
                 Some(l) => matrix(l, k),
                 None => body.pose().linear(),
             };
-            let pose = Pose::new(linear, row(t, k)).map_err(bad)?;
-            let mut same =
-                body.motion() == Motion::Moving && seen[h.index() as usize] == 1 && same_pose(&pose, &body.pose());
+            let translation = row(t, k);
+            let now = body.pose();
+            // The body's own pose, bit for bit, needs no new check.
+            let unchanged = same_bits(&translation, &now.translation())
+                && linear.iter().zip(&now.linear()).all(|(a, b)| same_bits(a, b));
+            let pose = if unchanged { now } else { Pose::new(linear, translation).map_err(bad)? };
+            // (A turning body's frames are turned by the step, not placed
+            // from its pose: always re-posed.)
+            let mut same = unchanged
+                && body.motion() == Motion::Moving
+                && body.angular_velocity() == [0.0; 3]
+                && seen[h.index() as usize] == 1;
             for (j, f) in body.frames().iter().enumerate() {
                 let placed = pose.transform_frame(f).map_err(|e| match e {
                     WorldError::Frame { source, .. } => {
@@ -382,9 +402,8 @@ fn bits<const D: usize>(v: &[f64; D]) -> [u64; D] {
     v.map(f64::to_bits)
 }
 
-fn same_pose<const D: usize>(a: &Pose<D>, b: &Pose<D>) -> bool {
-    bits(&a.translation()) == bits(&b.translation())
-        && a.linear().iter().zip(&b.linear()).all(|(x, y)| bits(x) == bits(y))
+fn same_bits<const D: usize>(a: &[f64; D], b: &[f64; D]) -> bool {
+    bits(a) == bits(b)
 }
 
 /// The same frame, bit for bit (its other fields derive from these).
@@ -628,14 +647,14 @@ impl World {
                 let hs = w.handles(&h)?;
                 check_shape("omegas", &o, &[Some(hs.len()), Some(3)])?;
                 for (k, &x) in hs.iter().enumerate() {
-                    check_vector("angular velocity", &row::<3>(&o, k))
+                    check_vector("angular velocity", &row::<3, _>(&o, k))
                         .map_err(|e| value_error(format!("omegas[{k}]: {e}")))?;
                     if w.world.body(x).map_err(world_error)?.motion() == Motion::Fixed {
                         return Err(value_error(format!("handles[{k}]: {}", WorldError::FixedBody(x))));
                     }
                 }
                 for (k, &x) in hs.iter().enumerate() {
-                    w.world.set_angular_velocity(x, row::<3>(&o, k)).map_err(world_error)?;
+                    w.world.set_angular_velocity(x, row::<3, _>(&o, k)).map_err(world_error)?;
                 }
                 Ok(())
             }),

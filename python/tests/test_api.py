@@ -153,6 +153,7 @@ def test_set_poses_unchanged_skip_changes_no_answer():
     a = fg.World(3)
     h = a.insert(fg.Frames.from_aabbs(lo * 0.1, lo * 0.1 + 1), translations=t, rotations=rot,
                  velocities=np.where(np.arange(n)[:, None] % 3 == 0, 0.5, 0.0) * np.ones(3))
+    a.set_angular_velocities(h[1::7], np.tile([0.0, 0.0, 2.0], (len(h[1::7]), 1)))  # some turn
     b = fg.World.restore(a.snapshot())
     for step in range(4):
         info = a.bodies(h)
