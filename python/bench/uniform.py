@@ -1,0 +1,341 @@
+"""The uniform scene from Python: fmbgrid's Python API against the Rust step
+on the same world (the Python layer's overhead), and against coal,
+python-fcl and pybullet when they are installed, each timed for what a
+user waits for: setting the poses, the collision, reading the pairs back.
+
+The scene: N oriented boxes, half extents uniform in 0.5-1.5, uniformly
+random orientations, uniformly placed in a cube of 88 units^3 per box,
+velocity components uniform in -3..3, seeded (numpy's PCG64). One thread
+(RAYON_NUM_THREADS=1 unless set).
+
+* static: every engine tests the end poses; fmbgrid's bodies are moving
+  bodies with zero velocity (fixed bodies are never paired), and its step
+  is `set_poses` (all bodies, from arrays) + `step` + the pair arrays;
+* moving: fmbgrid's step is `set_velocities` (all) + `step` (every pair
+  that meets during the step, swept, with the exact box and interval) +
+  the pair arrays; the peers test end poses (set + collide + read), so
+  their moving figure is their static one at new poses.
+
+    python python/bench/uniform.py --n 100000 --steps 5
+    python python/bench/uniform.py --n 20000 --peers coal,fcl,pybullet
+
+Writes rows to benches/results/<machine>/python_bench.csv (columns in
+benches/results/README.md) and prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import os
+import pathlib
+import platform
+import re
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("RAYON_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+import fmbgrid as fg  # noqa: E402
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+DT = 1 / 60
+HEADER = [
+    "machine", "commit", "date", "bench", "scene", "n", "threads", "engine", "includes",
+    "median_ms", "set_ms", "collide_ms", "read_ms", "pairs", "ratio_to_fmbgrid",
+]
+
+
+def uniform(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    side = (88.0 * n) ** (1 / 3)
+    centers = rng.uniform(0, side, (n, 3))
+    half = rng.uniform(0.5, 1.5, (n, 3))
+    q = rng.normal(size=(n, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    w, x, y, z = q.T
+    rot = np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+        ],
+        1,
+    )
+    vel = rng.uniform(-3, 3, (n, 3))
+    return centers, half, rot, q, vel
+
+
+def machine() -> str:
+    model = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    name = f"{model}-{os.cpu_count()}cpu".lower()
+    name = re.sub(r"[^a-z0-9]", "-", name)
+    return "-".join(w for w in name.split("-") if w)
+
+
+def commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def median_ms(xs) -> float:
+    return float(np.median(np.asarray(xs)) * 1e3)
+
+
+def fmbgrid_world(centers, half, rot, vel):
+    w = fg.World(3)
+    frames = fg.Frames.oriented_boxes(np.zeros_like(centers), half, np.broadcast_to(np.eye(3), rot.shape))
+    h = w.insert(frames, velocities=vel, translations=centers, rotations=rot)
+    return w, h
+
+
+def bench_fmbgrid(scene, steps, moving):
+    centers, half, rot, _, vel = scene
+    v = vel if moving else np.zeros_like(vel)
+    w0, h = fmbgrid_world(centers, half, rot, v)
+    w0.step(DT)  # the grid, the cell size
+    saved = w0.snapshot()
+    # Three copies of one world, each warmed up by two steps of its own loop
+    # and then timed: the Rust step alone, the Rust twin of the Python loop
+    # (World::set_pose / set_velocity on every body, then the step), the
+    # Python loop.
+    also = "velocities" if moving else "poses"
+    rust_world = fg.World.restore(saved)
+    rust_world.time_steps(DT, 2)
+    rust = rust_world.time_steps(DT, steps)
+    twin = fg.World.restore(saved)
+    twin.time_steps(DT, 2, also)
+    rust_loop = twin.time_steps(DT, steps, also)
+    w = fg.World.restore(saved)
+    for _ in range(2):
+        if moving:
+            w.set_velocities(h, v)
+        else:
+            w.set_poses(h, centers, rot)
+        w.step(DT)
+    total, set_t, step_t, read_t = [], [], [], []
+    pairs = 0
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        if moving:
+            w.set_velocities(h, v)
+        else:
+            w.set_poses(h, centers, rot)
+        t1 = time.perf_counter()
+        r = w.step(DT)
+        t2 = time.perf_counter()
+        # The pairs as a user reads them: the (P, 2) handle array, and
+        # as indices into the user's own arrays (handle = index here).
+        pairs_idx = (r.body_pairs & 0xFFFFFFFF).astype(np.int64)
+        pairs = len(pairs_idx)
+        t3 = time.perf_counter()
+        set_t.append(t1 - t0)
+        step_t.append(t2 - t1)
+        read_t.append(t3 - t2)
+        total.append(t3 - t0)
+    return {
+        "rust": median_ms(rust),
+        "rust_loop": median_ms(rust_loop),
+        "python": median_ms(total),
+        "python_step_only": median_ms(step_t),
+        "set": median_ms(set_t),
+        "collide": median_ms(step_t),
+        "read": median_ms(read_t),
+        "pairs": pairs,
+        "pair_set": {(int(a), int(b)) for a, b in pairs_idx} if not moving else None,
+    }
+
+
+def bench_coal(scene, steps):
+    import coal
+
+    centers, half, rot, _, _ = scene
+    n = len(centers)
+    geoms = [coal.Box(*(2 * half[k])) for k in range(n)]
+    objs = [coal.CollisionObject(g, coal.Transform3s(rot[k], centers[k])) for k, g in enumerate(geoms)]
+    manager = coal.DynamicAABBTreeCollisionManager()
+    for o in objs:
+        manager.registerObject(o)
+    manager.setup()
+    index = {g.id(): k for k, g in enumerate(geoms)}
+    set_t, col_t, read_t = [], [], []
+    found = set()
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        for k, o in enumerate(objs):
+            o.setTransform(coal.Transform3s(rot[k], centers[k]))
+        t1 = time.perf_counter()
+        manager.update()
+        callback = coal.CollisionCallBackDefault()
+        callback.data.request.num_max_contacts = 10**8
+        manager.collide(callback)
+        t2 = time.perf_counter()
+        found = set()
+        for c in callback.data.result.getContacts():
+            i, j = index[c.o1.id()], index[c.o2.id()]
+            found.add((min(i, j), max(i, j)))
+        t3 = time.perf_counter()
+        set_t.append(t1 - t0)
+        col_t.append(t2 - t1)
+        read_t.append(t3 - t2)
+    return {"set": median_ms(set_t), "collide": median_ms(col_t), "read": median_ms(read_t),
+            "total": median_ms(np.add(np.add(set_t, col_t), read_t)), "pairs": len(found), "pair_set": found}
+
+
+def bench_fcl(scene, steps):
+    import fcl
+
+    centers, half, rot, _, _ = scene
+    n = len(centers)
+    geoms = [fcl.Box(*(2 * half[k])) for k in range(n)]
+    objs = [fcl.CollisionObject(g, fcl.Transform(rot[k], centers[k])) for k, g in enumerate(geoms)]
+    manager = fcl.DynamicAABBTreeCollisionManager()
+    manager.registerObjects(objs)
+    manager.setup()
+    index = {id(g): k for k, g in enumerate(geoms)}
+    set_t, col_t, read_t = [], [], []
+    found = set()
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        for k, o in enumerate(objs):
+            o.setTransform(fcl.Transform(rot[k], centers[k]))
+        t1 = time.perf_counter()
+        manager.update()
+        data = fcl.CollisionData(request=fcl.CollisionRequest(num_max_contacts=10**8, enable_contact=True))
+        manager.collide(data, fcl.defaultCollisionCallback)
+        t2 = time.perf_counter()
+        found = set()
+        for c in data.result.contacts:
+            i, j = index[id(c.o1)], index[id(c.o2)]
+            found.add((min(i, j), max(i, j)))
+        t3 = time.perf_counter()
+        set_t.append(t1 - t0)
+        col_t.append(t2 - t1)
+        read_t.append(t3 - t2)
+    return {"set": median_ms(set_t), "collide": median_ms(col_t), "read": median_ms(read_t),
+            "total": median_ms(np.add(np.add(set_t, col_t), read_t)), "pairs": len(found), "pair_set": found}
+
+
+def bench_pybullet(scene, steps):
+    import pybullet as p
+
+    centers, half, _, quat, _ = scene
+    n = len(centers)
+    client = p.connect(p.DIRECT)
+    try:
+        # Mass 1 (pybullet reports no contact between bodies of mass 0), no
+        # physics step: collision detection only.
+        xyzw = np.concatenate([quat[:, 1:], quat[:, :1]], axis=1)  # (w, x, y, z) -> (x, y, z, w)
+        bodies = []
+        for k in range(n):
+            shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=half[k].tolist(), physicsClientId=client)
+            bodies.append(p.createMultiBody(1.0, shape, -1, centers[k].tolist(), xyzw[k].tolist(),
+                                            physicsClientId=client))
+        set_t, col_t, read_t = [], [], []
+        found = set()
+        for _ in range(steps):
+            t0 = time.perf_counter()
+            for k, b in enumerate(bodies):
+                p.resetBasePositionAndOrientation(b, centers[k].tolist(), xyzw[k].tolist(), physicsClientId=client)
+            t1 = time.perf_counter()
+            p.performCollisionDetection(physicsClientId=client)
+            t2 = time.perf_counter()
+            found = set()
+            for c in p.getContactPoints(physicsClientId=client):
+                if c[8] < 0:  # contactDistance: negative = penetrating
+                    i, j = c[1], c[2]
+                    found.add((min(i, j), max(i, j)))
+            t3 = time.perf_counter()
+            set_t.append(t1 - t0)
+            col_t.append(t2 - t1)
+            read_t.append(t3 - t2)
+    finally:
+        p.disconnect(client)
+    return {"set": median_ms(set_t), "collide": median_ms(col_t), "read": median_ms(read_t),
+            "total": median_ms(np.add(np.add(set_t, col_t), read_t)), "pairs": len(found), "pair_set": found}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--peers", default="coal,fcl,pybullet", help="comma-separated: coal, fcl, pybullet (or none)")
+    ap.add_argument("--csv", default=None, help="default: benches/results/<machine>/python_bench.csv")
+    args = ap.parse_args()
+
+    scene = uniform(args.n, args.seed)
+    threads = int(os.environ["RAYON_NUM_THREADS"])
+    rows = []
+
+    def row(scene_name, engine, includes, median, set_ms="", col="", read="", pairs="", ratio=""):
+        fmt = lambda x: f"{x:.3f}" if isinstance(x, float) else str(x)  # noqa: E731
+        rows.append([machine(), commit(), datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
+                     "python_uniform", scene_name, args.n, threads, engine, includes, fmt(median), fmt(set_ms),
+                     fmt(col), fmt(read), pairs, fmt(ratio)])
+
+    results = {}
+    for moving in (False, True):
+        name = "moving" if moving else "static"
+        r = bench_fmbgrid(scene, args.steps, moving)
+        results[name] = r
+        setter, rust_setter = ("set_velocities", "set_velocity") if moving else ("set_poses", "set_pose")
+        overhead = r["python"] / r["rust_loop"] - 1
+        row(name, "fmbgrid rust", "World::step alone, in Rust", r["rust"], pairs=r["pairs"],
+            ratio=r["rust"] / r["python"])
+        row(name, "fmbgrid rust", f"World::{rust_setter} per body + step, in Rust", r["rust_loop"], pairs=r["pairs"],
+            ratio=r["rust_loop"] / r["python"])
+        row(name, "fmbgrid python", f"{setter} (all bodies, arrays) + step + pairs read",
+            r["python"], r["set"], r["collide"], r["read"], r["pairs"], 1.0)
+        print(f"{name:7} fmbgrid: Rust step {r['rust']:.1f} ms; Rust {rust_setter} loop + step {r['rust_loop']:.1f} ms; "
+              f"Python {setter} {r['set']:.1f} + step {r['collide']:.1f} + read {r['read']:.2f} = {r['python']:.1f} ms "
+              f"({r['python'] / r['rust'] - 1:+.1%} over the Rust step alone, {overhead:+.1%} over the Rust loop), "
+              f"{r['pairs']} pairs", flush=True)
+
+    base = results["static"]["python"]
+    for peer in [p for p in args.peers.split(",") if p and p != "none"]:
+        fn = {"coal": bench_coal, "fcl": bench_fcl, "pybullet": bench_pybullet}[peer]
+        try:
+            t = time.perf_counter()
+            r = fn(scene, args.steps)
+            build = time.perf_counter() - t
+        except ImportError:
+            print(f"{peer}: not installed, skipped", flush=True)
+            continue
+        same = r["pair_set"] == results["static"]["pair_set"]
+        diff = len(r["pair_set"] ^ results["static"]["pair_set"])
+        row("static", peer, "poses set + collide (end poses) + pairs read", r["total"], r["set"], r["collide"],
+            r["read"], r["pairs"], r["total"] / base)
+        print(f"static  {peer}: set {r['set']:.1f} + collide {r['collide']:.1f} + read {r['read']:.1f} = "
+              f"{r['total']:.1f} ms ({r['total'] / base:.1f}x fmbgrid's Python static step; "
+              f"{r['total'] / results['moving']['python']:.1f}x its moving step), {r['pairs']} pairs, "
+              f"{'same pairs as fmbgrid' if same else f'{diff} pairs differ from fmbgrid'}; "
+              f"whole run {build:.0f} s", flush=True)
+
+    out = pathlib.Path(args.csv) if args.csv else REPO / "benches" / "results" / machine() / "python_bench.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    new = not out.exists()
+    with open(out, "a", newline="") as f:
+        w = csv.writer(f)
+        if new:
+            w.writerow(HEADER)
+        w.writerows(rows)
+    print(f"wrote {len(rows)} rows to {out} (python {platform.python_version()}, fmbgrid {fg.__version__})")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,930 @@
+//! `World`: bodies of frames, stepped in time, with bulk calls over arrays
+//! of handles.
+//!
+//! A handle on the Python side is a `uint64`, `generation << 32 | index`,
+//! the same two numbers as the Rust `BodyHandle` (its `Display` is
+//! `#index.generation`). The wrapper keeps, per slot index, the live
+//! body's `BodyHandle` and its generation (read once, when the body comes
+//! in, through the handle's serde form), so that turning a Python handle
+//! into a Rust one, and back, is an array read.
+//!
+//! Every bulk call checks all of its input first (shapes, numbers, handles,
+//! frames placed at their poses) and changes the world only once all of it
+//! passed: a refused call leaves the world as it was.
+
+use std::time::Instant;
+
+use fmbgrid::{
+    Body, BodyHandle, Contact, ContactDetail, ContactEvent, Frame, FrameId, Motion, Pose, Runaway, World as RWorld,
+    WorldConfig, WorldError, WorldSnapshot,
+};
+use numpy::PyReadonlyArrayDyn;
+use numpy::ndarray::ArrayViewD;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::frames::{Frames, Set};
+use crate::{array, check_shape, fixed, matrix, row, value_error, world_error};
+use numpy::ndarray::{Ix2, Ix3};
+
+/// A Python handle.
+fn pack(h: BodyHandle, generation: u32) -> u64 {
+    (u64::from(generation) << 32) | u64::from(h.index())
+}
+
+/// The generation of a Rust handle (not public as a field: read from its
+/// serde form, `{"index": i, "generation": g}`).
+fn generation_of(h: BodyHandle) -> u32 {
+    serde_json::to_value(h)
+        .ok()
+        .and_then(|v| v.get("generation").and_then(|g| g.as_u64()))
+        .and_then(|g| u32::try_from(g).ok())
+        .unwrap_or(0)
+}
+
+/// One world of one dimension and its handle table.
+pub(crate) struct Inner<const D: usize> {
+    world: RWorld<D>,
+    /// Per slot index: the live body's handle and generation.
+    slots: Vec<Option<(BodyHandle, u32)>>,
+    /// The last step's contacts (`step_into`'s buffer).
+    contacts: Vec<Contact<D>>,
+}
+
+fn handle_error(k: usize, id: u64) -> PyErr {
+    value_error(format!(
+        "handles[{k}] = {id} (#{}.{}): stale or foreign body handle: no live body of this world has it",
+        id & 0xffff_ffff,
+        id >> 32
+    ))
+}
+
+fn oom(what: &str) -> PyErr {
+    pyo3::exceptions::PyMemoryError::new_err(format!("not enough memory for {what}"))
+}
+
+impl<const D: usize> Inner<D> {
+    fn new(world: RWorld<D>) -> Self {
+        let mut inner = Inner { world, slots: Vec::new(), contacts: Vec::new() };
+        inner.rebuild_table();
+        inner
+    }
+
+    fn rebuild_table(&mut self) {
+        self.slots.clear();
+        let live: Vec<BodyHandle> = self.world.bodies().map(|(h, _)| h).collect();
+        for h in live {
+            self.remember(h);
+        }
+    }
+
+    fn remember(&mut self, h: BodyHandle) {
+        let i = h.index() as usize;
+        if self.slots.len() <= i {
+            self.slots.resize(i + 1, None);
+        }
+        self.slots[i] = Some((h, generation_of(h)));
+    }
+
+    fn id(&self, h: BodyHandle) -> u64 {
+        let generation = self.slots.get(h.index() as usize).copied().flatten().map_or(0, |(_, g)| g);
+        pack(h, generation)
+    }
+
+    fn handle(&self, k: usize, id: u64) -> PyResult<BodyHandle> {
+        let (index, generation) = ((id & 0xffff_ffff) as usize, (id >> 32) as u32);
+        match self.slots.get(index).copied().flatten() {
+            Some((h, g)) if g == generation => Ok(h),
+            _ => Err(handle_error(k, id)),
+        }
+    }
+
+    fn handles(&self, ids: &ArrayViewD<u64>) -> PyResult<Vec<BodyHandle>> {
+        let n = check_shape("handles", ids, &[None])?;
+        (0..n).map(|k| self.handle(k, ids[[k]])).collect()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn insert(
+        &mut self,
+        frames: &[Frame<D>],
+        bodies: Option<&ArrayViewD<i64>>,
+        moving: &ArrayViewD<bool>,
+        velocities: Option<&ArrayViewD<f64>>,
+        translations: Option<&ArrayViewD<f64>>,
+        linears: Option<&ArrayViewD<f64>>,
+        user_data: Option<&ArrayViewD<u64>>,
+        filters: Option<&ArrayViewD<u32>>,
+    ) -> PyResult<Vec<u64>> {
+        let n = frames.len();
+        // Frames grouped by body, in order within each body.
+        // Body k's frames: `order[first[k]..first[k + 1]]`.
+        let (count, order, first): (usize, Vec<usize>, Vec<usize>) = match bodies {
+            None => (n, (0..n).collect(), (0..=n).collect()),
+            Some(b) => {
+                check_shape("bodies", b, &[Some(n)])?;
+                let mut count = 0usize;
+                for i in 0..n {
+                    let k = b[[i]];
+                    if k < 0 || k as usize >= n {
+                        return Err(value_error(format!(
+                            "bodies[{i}] = {k}: body indices must be in 0..{n} (0..number of frames)"
+                        )));
+                    }
+                    count = count.max(k as usize + 1);
+                }
+                let mut starts = vec![0usize; count + 1];
+                for i in 0..n {
+                    starts[b[[i]] as usize + 1] += 1;
+                }
+                if let Some(k) = (0..count).find(|&k| starts[k + 1] == 0) {
+                    return Err(value_error(format!("body {k}: a body needs at least one frame (no frame has it)")));
+                }
+                for k in 0..count {
+                    starts[k + 1] += starts[k];
+                }
+                let mut order = vec![0usize; n];
+                let mut next = starts.clone();
+                for i in 0..n {
+                    let k = b[[i]] as usize;
+                    order[next[k]] = i;
+                    next[k] += 1;
+                }
+                (count, order, starts)
+            }
+        };
+        let per = |shape: &[usize]| -> Vec<Option<usize>> {
+            let mut s = vec![Some(count)];
+            s.extend(shape.iter().map(|&n| Some(n)));
+            s
+        };
+        let all_moving = match moving.shape() {
+            [] => Some(moving[[]]),
+            _ => {
+                check_shape("moving", moving, &per(&[]))?;
+                None
+            }
+        };
+        if let Some(v) = velocities {
+            check_shape("velocities", v, &per(&[D]))?;
+        }
+        if let Some(t) = translations {
+            check_shape("translations", t, &per(&[D]))?;
+        }
+        if let Some(l) = linears {
+            check_shape("rotations", l, &per(&[D, D]))?;
+        }
+        if let Some(u) = user_data {
+            check_shape("user_data", u, &per(&[]))?;
+        }
+        if let Some(f) = filters {
+            check_shape("filters", f, &per(&[2]))?;
+        }
+        let velocities = velocities.map(fixed::<Ix2>).transpose()?;
+        let velocities = velocities.as_ref();
+        let translations = translations.map(fixed::<Ix2>).transpose()?;
+        let translations = translations.as_ref();
+        let linears = linears.map(fixed::<Ix3>).transpose()?;
+        let linears = linears.as_ref();
+        let mut built = Vec::new();
+        built.try_reserve_exact(count).map_err(|_| oom("the bodies"))?;
+        let (mut fixed_frames, mut fixed_bodies) = (0usize, 0usize);
+        for k in 0..count {
+            let is_moving = all_moving.unwrap_or_else(|| moving[[k]]);
+            let list: Vec<Frame<D>> = order[first[k]..first[k + 1]].iter().map(|&i| frames[i]).collect();
+            let nframes = list.len();
+            let mut body = if is_moving { Body::moving(list) } else { Body::fixed(list) };
+            let bad = |e: WorldError| value_error(format!("body {k}: {e}"));
+            if translations.is_some() || linears.is_some() {
+                let t = translations.map_or([0.0; D], |t| row(t, k));
+                let pose = match linears {
+                    Some(l) => Pose::new(matrix(l, k), t),
+                    None => Pose::from_translation(t),
+                }
+                .map_err(bad)?;
+                body = body.with_pose(pose);
+            }
+            if let Some(v) = velocities {
+                let v: [f64; D] = row(v, k);
+                check_vector("velocity", &v).map_err(bad)?;
+                if !is_moving && v != [0.0; D] {
+                    return Err(bad(WorldError::FixedVelocity));
+                }
+                body = body.with_velocity(v);
+            }
+            if let Some(u) = user_data {
+                body = body.with_user_data(u[[k]]);
+            }
+            if let Some(f) = filters {
+                body = body.with_collision_filter(f[[k, 0]], f[[k, 1]]);
+            }
+            // The frames placed at the pose, as `World::insert` places them.
+            let pose = body.pose();
+            for (j, f) in body.frames().iter().enumerate() {
+                pose.transform_frame(f).map_err(|e| match e {
+                    WorldError::Frame { source, .. } => {
+                        value_error(format!("body {k}: frame {j} of the body: {source}"))
+                    }
+                    e => bad(e),
+                })?;
+            }
+            if !is_moving {
+                fixed_frames += nframes;
+                fixed_bodies += 1;
+            }
+            built.push(body);
+        }
+        self.world.try_reserve(Motion::Fixed, fixed_bodies, fixed_frames).map_err(world_error)?;
+        self.world.try_reserve(Motion::Moving, count - fixed_bodies, n - fixed_frames).map_err(world_error)?;
+        let mut ids = Vec::new();
+        ids.try_reserve_exact(count).map_err(|_| oom("the handles"))?;
+        let mut inserted = Vec::with_capacity(count);
+        for (k, body) in built.into_iter().enumerate() {
+            match self.world.insert(body) {
+                Ok(h) => {
+                    self.remember(h);
+                    inserted.push(h);
+                    ids.push(self.id(h));
+                }
+                Err(e) => {
+                    // Not reached (every check of `insert` was made above);
+                    // if it were, the bodies of this call come out again.
+                    for h in inserted {
+                        let _ = self.world.remove(h);
+                        self.slots[h.index() as usize] = None;
+                    }
+                    return Err(value_error(format!("body {k}: {e}")));
+                }
+            }
+        }
+        Ok(ids)
+    }
+
+    fn remove(&mut self, ids: &ArrayViewD<u64>) -> PyResult<()> {
+        let hs = self.handles(ids)?;
+        let mut seen = hs.clone();
+        seen.sort_unstable();
+        if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+            return Err(value_error(format!("body {} is listed twice", self.id(w[0]))));
+        }
+        for h in hs {
+            self.world.remove(h).map_err(world_error)?;
+            self.slots[h.index() as usize] = None;
+        }
+        Ok(())
+    }
+
+    fn set_velocities(&mut self, ids: &ArrayViewD<u64>, v: &ArrayViewD<f64>) -> PyResult<()> {
+        let hs = self.handles(ids)?;
+        check_shape("velocities", v, &[Some(hs.len()), Some(D)])?;
+        let v = &fixed::<Ix2>(v)?;
+        for (k, &h) in hs.iter().enumerate() {
+            let vel: [f64; D] = row(v, k);
+            check_vector("velocity", &vel).map_err(|e| value_error(format!("velocities[{k}]: {e}")))?;
+            // Live: looked up just above.
+            if self.world.body(h).map_err(world_error)?.motion() == Motion::Fixed {
+                return Err(value_error(format!("handles[{k}]: {}", WorldError::FixedBody(h))));
+            }
+        }
+        for (k, &h) in hs.iter().enumerate() {
+            self.world.set_velocity(h, row(v, k)).map_err(world_error)?;
+        }
+        Ok(())
+    }
+
+    /// Moves bodies to new poses, all or none. A moving body whose pose and
+    /// placed frames would come out the same, bit for bit, is left alone:
+    /// `World::set_pose` would only drop the step's memory of its pairs
+    /// found apart (a cache: no answer depends on it), which makes the next
+    /// step slower for a loop that sets every pose each step, most of them
+    /// unchanged. Fixed bodies are always re-posed (that rebuilds the
+    /// static grid, which may reorder the fixed frames).
+    fn set_poses(&mut self, ids: &ArrayViewD<u64>, t: &ArrayViewD<f64>, l: Option<&ArrayViewD<f64>>) -> PyResult<()> {
+        let hs = self.handles(ids)?;
+        check_shape("translations", t, &[Some(hs.len()), Some(D)])?;
+        if let Some(l) = l {
+            check_shape("rotations", l, &[Some(hs.len()), Some(D), Some(D)])?;
+        }
+        let t = &fixed::<Ix2>(t)?;
+        let l = l.map(fixed::<Ix3>).transpose()?;
+        let l = l.as_ref();
+        // Bodies listed twice are always re-posed, in order.
+        let mut seen = vec![0u8; self.slots.len()];
+        for h in &hs {
+            let s = &mut seen[h.index() as usize];
+            *s = s.saturating_add(1);
+        }
+        let mut poses = Vec::new();
+        poses.try_reserve_exact(hs.len()).map_err(|_| oom("the poses"))?;
+        for (k, &h) in hs.iter().enumerate() {
+            let bad = |e: WorldError| value_error(format!("body {k}: {e}"));
+            let body = self.world.body(h).map_err(world_error)?;
+            let linear = match l {
+                Some(l) => matrix(l, k),
+                None => body.pose().linear(),
+            };
+            let translation = row(t, k);
+            let now = body.pose();
+            // The body's own pose, bit for bit, needs no new check.
+            let unchanged = same_bits(&translation, &now.translation())
+                && linear.iter().zip(&now.linear()).all(|(a, b)| same_bits(a, b));
+            let pose = if unchanged { now } else { Pose::new(linear, translation).map_err(bad)? };
+            // (A turning body's frames are turned by the step, not placed
+            // from its pose: always re-posed.)
+            let mut same = unchanged
+                && body.motion() == Motion::Moving
+                && body.angular_velocity() == [0.0; 3]
+                && seen[h.index() as usize] == 1;
+            for (j, f) in body.frames().iter().enumerate() {
+                let placed = pose.transform_frame(f).map_err(|e| match e {
+                    WorldError::Frame { source, .. } => {
+                        value_error(format!("body {k}: frame {j} of the body: {source}"))
+                    }
+                    e => bad(e),
+                })?;
+                if same {
+                    let now = self.world.frame(FrameId { body: h, index: j as u32 }).map_err(world_error)?;
+                    same = same_frame(&placed, &now);
+                }
+            }
+            poses.push((!same).then_some(pose));
+        }
+        for (&h, pose) in hs.iter().zip(poses) {
+            if let Some(pose) = pose {
+                self.world.set_pose(h, pose).map_err(world_error)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The contacts of the step, as the six arrays' data.
+    fn contact_data(&self) -> (usize, Vec<u64>, Vec<u32>, Vec<f64>, Vec<f64>) {
+        let c = &self.contacts;
+        let mut bodies = Vec::with_capacity(2 * c.len());
+        let mut frames = Vec::with_capacity(2 * c.len());
+        let mut boxes = Vec::with_capacity(2 * D * c.len());
+        let mut times = Vec::with_capacity(2 * c.len());
+        for x in c {
+            bodies.push(self.id(x.a.body));
+            bodies.push(self.id(x.b.body));
+            frames.push(x.a.index);
+            frames.push(x.b.index);
+            boxes.extend(x.aabb.min);
+            boxes.extend(x.aabb.max);
+            times.extend(x.time);
+        }
+        (c.len(), bodies, frames, boxes, times)
+    }
+
+    fn pairs_of(&self, pairs: impl Iterator<Item = (BodyHandle, BodyHandle)>) -> Vec<u64> {
+        pairs.flat_map(|(a, b)| [self.id(a), self.id(b)]).collect()
+    }
+
+    fn events(&self) -> (Vec<u64>, Vec<u64>) {
+        let ev = self.world.events();
+        let started = ev.iter().filter_map(|e| match e {
+            ContactEvent::Started(a, b) => Some((*a, *b)),
+            _ => None,
+        });
+        let ended = ev.iter().filter_map(|e| match e {
+            ContactEvent::Ended(a, b) => Some((*a, *b)),
+            _ => None,
+        });
+        (self.pairs_of(started), self.pairs_of(ended))
+    }
+
+    fn live(&self) -> Vec<u64> {
+        self.world.bodies().map(|(h, _)| self.id(h)).collect()
+    }
+}
+
+fn bits<const D: usize>(v: &[f64; D]) -> [u64; D] {
+    v.map(f64::to_bits)
+}
+
+fn same_bits<const D: usize>(a: &[f64; D], b: &[f64; D]) -> bool {
+    bits(a) == bits(b)
+}
+
+/// The same frame, bit for bit (its other fields derive from these).
+fn same_frame<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
+    a.kind() == b.kind()
+        && bits(&a.origin()) == bits(&b.origin())
+        && bits(&a.velocity()) == bits(&b.velocity())
+        && a.components().iter().zip(&b.components()).all(|(x, y)| bits(x) == bits(y))
+        && bits(&a.aabb().min) == bits(&b.aabb().min)
+        && bits(&a.aabb().max) == bits(&b.aabb().max)
+}
+
+/// A vector a world accepts: finite, within ±1e15 (`World`'s own check).
+fn check_vector<const D: usize>(what: &'static str, v: &[f64; D]) -> Result<(), WorldError> {
+    match v.iter().find(|x| !x.is_finite() || x.abs() > fmbgrid::frame::MAX_COORDINATE) {
+        Some(&value) => Err(WorldError::BadNumber { what, value }),
+        None => Ok(()),
+    }
+}
+
+pub(crate) enum Dim {
+    Two(Box<Inner<2>>),
+    Three(Box<Inner<3>>),
+}
+
+/// Bodies of frames and the broad phase over them (see `fmbgrid.World`).
+#[pyclass(module = "fmbgrid._fmbgrid", name = "World")]
+pub(crate) struct World {
+    pub(crate) inner: Dim,
+}
+
+macro_rules! dispatch {
+    ($self:expr, $w:ident, $D:ident => $body:expr) => {
+        match &mut $self.inner {
+            Dim::Two($w) => {
+                #[allow(dead_code)]
+                const $D: usize = 2;
+                $body
+            }
+            Dim::Three($w) => {
+                #[allow(dead_code)]
+                const $D: usize = 3;
+                $body
+            }
+        }
+    };
+}
+
+fn parse_config(
+    cell_size: Option<f64>,
+    detail: &str,
+    runaway: &str,
+    spin_tolerance: Option<f64>,
+) -> PyResult<WorldConfig> {
+    let mut config = WorldConfig::default();
+    if let Some(w) = cell_size {
+        if !(w > 0.0 && w.is_finite()) {
+            return Err(value_error(format!("cell_size {w} must be positive and finite")));
+        }
+        config = config.with_cell_size(w);
+    }
+    if let Some(w) = spin_tolerance {
+        if !(w > 0.0 && w.is_finite()) {
+            return Err(value_error(format!("spin_tolerance {w} must be positive and finite")));
+        }
+        config = config.with_spin_tolerance(w);
+    }
+    config.detail = match detail {
+        "exact_box" => ContactDetail::ExactBox,
+        "interval" => ContactDetail::Interval,
+        "candidates" => ContactDetail::Candidates,
+        _ => return Err(value_error(format!("detail {detail:?}: expected 'exact_box', 'interval' or 'candidates'"))),
+    };
+    config.runaway = match runaway {
+        "park" => Runaway::Park,
+        "refuse" => Runaway::Refuse,
+        _ => return Err(value_error(format!("runaway {runaway:?}: expected 'park' or 'refuse'"))),
+    };
+    Ok(config)
+}
+
+impl World {
+    pub(crate) fn from_2d(w: RWorld<2>) -> World {
+        World { inner: Dim::Two(Box::new(Inner::new(w))) }
+    }
+
+    pub(crate) fn from_3d(w: RWorld<3>) -> World {
+        World { inner: Dim::Three(Box::new(Inner::new(w))) }
+    }
+}
+
+type Arrays<'py> = Vec<Bound<'py, PyAny>>;
+
+#[pymethods]
+impl World {
+    #[new]
+    #[pyo3(signature = (dim=3, cell_size=None, detail="exact_box", runaway="park", spin_tolerance=None))]
+    fn new(
+        dim: usize,
+        cell_size: Option<f64>,
+        detail: &str,
+        runaway: &str,
+        spin_tolerance: Option<f64>,
+    ) -> PyResult<World> {
+        let config = parse_config(cell_size, detail, runaway, spin_tolerance)?;
+        match dim {
+            2 => Ok(World::from_2d(RWorld::new(config))),
+            3 => Ok(World::from_3d(RWorld::new(config))),
+            _ => Err(value_error(format!("dim must be 2 or 3, got {dim}"))),
+        }
+    }
+
+    /// 2 or 3.
+    #[getter]
+    fn dim(&self) -> usize {
+        match self.inner {
+            Dim::Two(_) => 2,
+            Dim::Three(_) => 3,
+        }
+    }
+
+    fn __len__(&mut self) -> usize {
+        dispatch!(self, w, D => w.world.len())
+    }
+
+    /// The settings: `(cell_size or None, detail, runaway, spin_tolerance or None)`.
+    fn config(&mut self) -> (Option<f64>, &'static str, &'static str, Option<f64>) {
+        let c = dispatch!(self, w, D => w.world.config());
+        let detail = match c.detail {
+            ContactDetail::ExactBox => "exact_box",
+            ContactDetail::Interval => "interval",
+            ContactDetail::Candidates => "candidates",
+        };
+        let runaway = match c.runaway {
+            Runaway::Park => "park",
+            Runaway::Refuse => "refuse",
+        };
+        (c.cell_size, detail, runaway, c.spin_tolerance)
+    }
+
+    /// The grid's base cell size in use.
+    fn cell_size(&mut self) -> f64 {
+        dispatch!(self, w, D => w.world.cell_size())
+    }
+
+    /// Inserts bodies; see `fmbgrid.World.insert`. Returns their handles.
+    #[pyo3(signature = (frames, bodies=None, moving=None, velocities=None, translations=None, rotations=None, user_data=None, filters=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn insert<'py>(
+        &mut self,
+        py: Python<'py>,
+        frames: &Frames,
+        bodies: Option<PyReadonlyArrayDyn<'_, i64>>,
+        moving: Option<PyReadonlyArrayDyn<'_, bool>>,
+        velocities: Option<PyReadonlyArrayDyn<'_, f64>>,
+        translations: Option<PyReadonlyArrayDyn<'_, f64>>,
+        rotations: Option<PyReadonlyArrayDyn<'_, f64>>,
+        user_data: Option<PyReadonlyArrayDyn<'_, u64>>,
+        filters: Option<PyReadonlyArrayDyn<'_, u32>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if frames.dim() != self.dim() {
+            return Err(value_error(format!("the frames are {}D, the world is {}D", frames.dim(), self.dim())));
+        }
+        let b = bodies.as_ref().map(|a| a.as_array());
+        let default_moving = numpy::ndarray::arr0(true).into_dyn();
+        let m = moving.as_ref().map(|a| a.as_array());
+        let m = m.unwrap_or_else(|| default_moving.view());
+        let v = velocities.as_ref().map(|a| a.as_array());
+        let t = translations.as_ref().map(|a| a.as_array());
+        let l = rotations.as_ref().map(|a| a.as_array());
+        let u = user_data.as_ref().map(|a| a.as_array());
+        let f = filters.as_ref().map(|a| a.as_array());
+        let ids = match (&mut self.inner, &frames.set) {
+            (Dim::Two(w), Set::Two(fr)) => {
+                py.detach(|| w.insert(fr, b.as_ref(), &m, v.as_ref(), t.as_ref(), l.as_ref(), u.as_ref(), f.as_ref()))?
+            }
+            (Dim::Three(w), Set::Three(fr)) => {
+                py.detach(|| w.insert(fr, b.as_ref(), &m, v.as_ref(), t.as_ref(), l.as_ref(), u.as_ref(), f.as_ref()))?
+            }
+            _ => unreachable!("dimensions checked above"),
+        };
+        Ok(array(py, &[ids.len()], ids))
+    }
+
+    /// Removes the bodies `handles (K,)` (all or none).
+    fn remove(&mut self, py: Python<'_>, handles: PyReadonlyArrayDyn<'_, u64>) -> PyResult<()> {
+        let h = handles.as_array();
+        dispatch!(self, w, D => py.detach(|| w.remove(&h)))
+    }
+
+    /// Sets the velocities of moving bodies, `velocities (K, D)` (all or none).
+    fn set_velocities(
+        &mut self,
+        py: Python<'_>,
+        handles: PyReadonlyArrayDyn<'_, u64>,
+        velocities: PyReadonlyArrayDyn<'_, f64>,
+    ) -> PyResult<()> {
+        let (h, v) = (handles.as_array(), velocities.as_array());
+        dispatch!(self, w, D => py.detach(|| w.set_velocities(&h, &v)))
+    }
+
+    /// Moves bodies to new poses (all or none).
+    #[pyo3(signature = (handles, translations, rotations=None))]
+    fn set_poses(
+        &mut self,
+        py: Python<'_>,
+        handles: PyReadonlyArrayDyn<'_, u64>,
+        translations: PyReadonlyArrayDyn<'_, f64>,
+        rotations: Option<PyReadonlyArrayDyn<'_, f64>>,
+    ) -> PyResult<()> {
+        let (h, t) = (handles.as_array(), translations.as_array());
+        let l = rotations.as_ref().map(|a| a.as_array());
+        dispatch!(self, w, D => py.detach(|| w.set_poses(&h, &t, l.as_ref())))
+    }
+
+    /// Sets angular velocities: `(K,)` in 2D, `(K, 3)` in 3D (all or none).
+    fn set_angular_velocities(
+        &mut self,
+        py: Python<'_>,
+        handles: PyReadonlyArrayDyn<'_, u64>,
+        omegas: PyReadonlyArrayDyn<'_, f64>,
+    ) -> PyResult<()> {
+        let (h, o) = (handles.as_array(), omegas.as_array());
+        match &mut self.inner {
+            Dim::Two(w) => py.detach(|| {
+                let hs = w.handles(&h)?;
+                check_shape("omegas", &o, &[Some(hs.len())])?;
+                for (k, &x) in hs.iter().enumerate() {
+                    check_vector("angular velocity", &[o[[k]]])
+                        .map_err(|e| value_error(format!("omegas[{k}]: {e}")))?;
+                    if w.world.body(x).map_err(world_error)?.motion() == Motion::Fixed {
+                        return Err(value_error(format!("handles[{k}]: {}", WorldError::FixedBody(x))));
+                    }
+                }
+                for (k, &x) in hs.iter().enumerate() {
+                    w.world.set_angular_velocity(x, o[[k]]).map_err(world_error)?;
+                }
+                Ok(())
+            }),
+            Dim::Three(w) => py.detach(|| {
+                let hs = w.handles(&h)?;
+                check_shape("omegas", &o, &[Some(hs.len()), Some(3)])?;
+                for (k, &x) in hs.iter().enumerate() {
+                    check_vector("angular velocity", &row::<3, _>(&o, k))
+                        .map_err(|e| value_error(format!("omegas[{k}]: {e}")))?;
+                    if w.world.body(x).map_err(world_error)?.motion() == Motion::Fixed {
+                        return Err(value_error(format!("handles[{k}]: {}", WorldError::FixedBody(x))));
+                    }
+                }
+                for (k, &x) in hs.iter().enumerate() {
+                    w.world.set_angular_velocity(x, row::<3, _>(&o, k)).map_err(world_error)?;
+                }
+                Ok(())
+            }),
+        }
+    }
+
+    /// Sets the bodies' user data, `data (K,)` uint64.
+    fn set_user_data(
+        &mut self,
+        py: Python<'_>,
+        handles: PyReadonlyArrayDyn<'_, u64>,
+        data: PyReadonlyArrayDyn<'_, u64>,
+    ) -> PyResult<()> {
+        let (h, d) = (handles.as_array(), data.as_array());
+        dispatch!(self, w, D => py.detach(|| {
+            let hs = w.handles(&h)?;
+            check_shape("data", &d, &[Some(hs.len())])?;
+            for (k, &x) in hs.iter().enumerate() {
+                w.world.set_user_data(x, d[[k]]).map_err(world_error)?;
+            }
+            Ok(())
+        }))
+    }
+
+    /// Per body of `handles (K,)`: `(translations (K, D), rotations (K, D, D),
+    /// velocities (K, D), moving (K,), user_data (K,), frame counts (K,))`.
+    fn bodies_info<'py>(&mut self, py: Python<'py>, handles: PyReadonlyArrayDyn<'_, u64>) -> PyResult<Arrays<'py>> {
+        let h = handles.as_array();
+        dispatch!(self, w, D => {
+            let hs = w.handles(&h)?;
+            let k = hs.len();
+            let (mut t, mut l, mut v, mut m, mut u, mut c) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+            for &x in &hs {
+                let b = w.world.body(x).map_err(world_error)?;
+                t.extend(b.pose().translation());
+                l.extend(b.pose().linear().into_iter().flatten());
+                v.extend(b.velocity());
+                m.push(b.motion() == Motion::Moving);
+                u.push(b.user_data());
+                c.push(b.frames().len() as u32);
+            }
+            Ok(vec![
+                array(py, &[k, D], t),
+                array(py, &[k, D, D], l),
+                array(py, &[k, D], v),
+                array(py, &[k], m),
+                array(py, &[k], u),
+                array(py, &[k], c),
+            ])
+        })
+    }
+
+    /// The live bodies' handles, in slot order.
+    fn handles<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let ids = dispatch!(self, w, D => w.live());
+        array(py, &[ids.len()], ids)
+    }
+
+    /// Every placed frame: `(Frames, bodies (N,) handles, indices (N,) in the body)`.
+    fn frames<'py>(&mut self, py: Python<'py>) -> PyResult<(Frames, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let (set, bodies, index) = match &mut self.inner {
+            Dim::Two(w) => {
+                let (f, b, i) = placed(w)?;
+                (Set::Two(f), b, i)
+            }
+            Dim::Three(w) => {
+                let (f, b, i) = placed(w)?;
+                (Set::Three(f), b, i)
+            }
+        };
+        let n = bodies.len();
+        Ok((Frames { set }, array(py, &[n], bodies), array(py, &[n], index)))
+    }
+
+    /// Steps the world by `dt`: `(pairs (M, 2) uint64, frames (M, 2) uint32,
+    /// boxes (M, 2, D), intervals (M, 2), body_pairs (P, 2), started (S, 2),
+    /// ended (E, 2))`.
+    fn step<'py>(&mut self, py: Python<'py>, dt: f64) -> PyResult<Arrays<'py>> {
+        dispatch!(self, w, D => {
+            py.detach(|| {
+                let mut out = std::mem::take(&mut w.contacts);
+                let r = w.world.step_into(dt, &mut out);
+                w.contacts = out;
+                r
+            })
+            .map_err(world_error)?;
+            let (m, bodies, frames, boxes, times) = w.contact_data();
+            let pairs = w.pairs_of(w.world.body_pairs().iter().copied());
+            let (started, ended) = w.events();
+            Ok(vec![
+                array(py, &[m, 2], bodies),
+                array(py, &[m, 2], frames),
+                array(py, &[m, 2, D], boxes),
+                array(py, &[m, 2], times),
+                array(py, &[pairs.len() / 2, 2], pairs),
+                array(py, &[started.len() / 2, 2], started),
+                array(py, &[ended.len() / 2, 2], ended),
+            ])
+        })
+    }
+
+    /// Runs `steps` steps of `dt` in Rust alone (nothing crosses to
+    /// Python): the seconds each took, for measuring the Python layer.
+    /// `also`: "" (the step alone), "poses" (before each step, every body
+    /// set to its pose with `World::set_pose`, as a Python loop calling
+    /// `set_poses` with all of them does) or "velocities" (every moving body
+    /// given its velocity again with `World::set_velocity`).
+    #[pyo3(signature = (dt, steps, also=""))]
+    fn time_steps(&mut self, py: Python<'_>, dt: f64, steps: usize, also: &str) -> PyResult<Vec<f64>> {
+        if !["", "poses", "velocities"].contains(&also) {
+            return Err(value_error(format!("also {also:?}: expected '', 'poses' or 'velocities'")));
+        }
+        dispatch!(self, w, D => py.detach(|| {
+            let mut times = Vec::with_capacity(steps);
+            let bodies: Vec<(BodyHandle, Pose<D>, [f64; D], Motion)> =
+                w.world.bodies().map(|(h, b)| (h, b.pose(), b.velocity(), b.motion())).collect();
+            for _ in 0..steps {
+                let t = Instant::now();
+                match also {
+                    "poses" => {
+                        for &(h, pose, _, _) in &bodies {
+                            w.world.set_pose(h, pose).map_err(world_error)?;
+                        }
+                    }
+                    "velocities" => {
+                        for &(h, _, v, m) in &bodies {
+                            if m == Motion::Moving {
+                                w.world.set_velocity(h, v).map_err(world_error)?;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                let n = w.world.step(dt).map_err(world_error)?.len();
+                times.push(t.elapsed().as_secs_f64());
+                std::hint::black_box(n);
+            }
+            Ok(times)
+        }))
+    }
+
+    /// Bodies parked by the last step (runaways).
+    fn parked<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let ids: Vec<u64> = dispatch!(self, w, D => w.world.parked().iter().map(|&h| w.id(h)).collect());
+        array(py, &[ids.len()], ids)
+    }
+
+    /// Pairs of frames at most `delta` apart: `(pairs (P, 2), frames (P, 2),
+    /// distances (P,), on_a (P, D), on_b (P, D))`.
+    fn pairs_within<'py>(&mut self, py: Python<'py>, delta: f64) -> PyResult<Arrays<'py>> {
+        dispatch!(self, w, D => {
+            let found = py.detach(|| w.world.pairs_within(delta).map(|p| p.to_vec())).map_err(world_error)?;
+            let p = found.len();
+            let mut bodies = Vec::with_capacity(2 * p);
+            let mut frames = Vec::with_capacity(2 * p);
+            let (mut d, mut a, mut b) = (Vec::with_capacity(p), Vec::with_capacity(p * D), Vec::with_capacity(p * D));
+            for x in &found {
+                bodies.extend([w.id(x.a.body), w.id(x.b.body)]);
+                frames.extend([x.a.index, x.b.index]);
+                d.push(x.distance);
+                a.extend(x.on_a);
+                b.extend(x.on_b);
+            }
+            Ok(vec![
+                array(py, &[p, 2], bodies),
+                array(py, &[p, 2], frames),
+                array(py, &[p], d),
+                array(py, &[p, D], a),
+                array(py, &[p, D], b),
+            ])
+        })
+    }
+
+    /// The first frame each ray meets: `(hit (R,), bodies (R,), frames (R,),
+    /// times (R,), normals (R, D))`.
+    fn cast_rays<'py>(
+        &mut self,
+        py: Python<'py>,
+        origins: PyReadonlyArrayDyn<'_, f64>,
+        directions: PyReadonlyArrayDyn<'_, f64>,
+        max_times: PyReadonlyArrayDyn<'_, f64>,
+    ) -> PyResult<Arrays<'py>> {
+        let (o, dir, t) = (origins.as_array(), directions.as_array(), max_times.as_array());
+        dispatch!(self, w, D => {
+            let r = check_shape("origins", &o, &[None, Some(D)])?;
+            check_shape("directions", &dir, &[Some(r), Some(D)])?;
+            check_shape("max_times", &t, &[Some(r)])?;
+            let hits = py.detach(|| {
+                (0..r)
+                    .map(|k| w.world.cast_ray(row(&o, k), row(&dir, k), t[[k]]).map_err(|e| value_error(format!("ray {k}: {e}"))))
+                    .collect::<PyResult<Vec<_>>>()
+            })?;
+            let mut hit = Vec::with_capacity(r);
+            let (mut bodies, mut frames, mut times, mut normals) = (vec![], vec![], vec![], vec![]);
+            for h in hits {
+                match h {
+                    Some((id, x)) => {
+                        hit.push(true);
+                        bodies.push(w.id(id.body));
+                        frames.push(id.index);
+                        times.push(x.time);
+                        normals.extend(x.normal);
+                    }
+                    None => {
+                        hit.push(false);
+                        bodies.push(u64::MAX);
+                        frames.push(u32::MAX);
+                        times.push(f64::INFINITY);
+                        normals.extend([f64::NAN; D]);
+                    }
+                }
+            }
+            Ok(vec![
+                array(py, &[r], hit),
+                array(py, &[r], bodies),
+                array(py, &[r], frames),
+                array(py, &[r], times),
+                array(py, &[r, D], normals),
+            ])
+        })
+    }
+
+    /// The world as bytes (JSON of the engine's `WorldSnapshot`): restoring
+    /// it gives a world that steps bit for bit as this one would.
+    fn snapshot<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = dispatch!(self, w, D => py.detach(|| serde_json::to_vec(&w.world.snapshot())))
+            .map_err(|e| value_error(format!("snapshot: {e}")))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The world a `snapshot` was taken of.
+    #[staticmethod]
+    fn restore(py: Python<'_>, dim: usize, data: &[u8]) -> PyResult<World> {
+        let bad = |e: serde_json::Error| value_error(format!("bad world snapshot: {e}"));
+        py.detach(|| match dim {
+            2 => {
+                let s: WorldSnapshot<2> = serde_json::from_slice(data).map_err(bad)?;
+                Ok(World::from_2d(RWorld::restore(s).map_err(world_error)?))
+            }
+            3 => {
+                let s: WorldSnapshot<3> = serde_json::from_slice(data).map_err(bad)?;
+                Ok(World::from_3d(RWorld::restore(s).map_err(world_error)?))
+            }
+            _ => Err(value_error(format!("dim must be 2 or 3, got {dim}"))),
+        })
+    }
+
+    /// Removes every body.
+    fn clear(&mut self) {
+        dispatch!(self, w, D => {
+            w.world.clear();
+            w.slots.clear();
+            w.contacts.clear();
+        })
+    }
+}
+
+fn placed<const D: usize>(w: &Inner<D>) -> PyResult<(Vec<Frame<D>>, Vec<u64>, Vec<u32>)> {
+    let (mut f, mut b, mut i) = (Vec::new(), Vec::new(), Vec::new());
+    for (h, body) in w.world.bodies() {
+        for index in 0..body.frames().len() as u32 {
+            f.push(w.world.frame(FrameId { body: h, index }).map_err(world_error)?);
+            b.push(w.id(h));
+            i.push(index);
+        }
+    }
+    Ok((f, b, i))
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<World>()?;
+    Ok(())
+}

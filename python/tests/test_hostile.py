@@ -1,0 +1,234 @@
+"""Hostile input: wrong shapes, dtypes, NaN, infinities, non-contiguous and
+broadcast arrays, huge counts, stale handles. Every one gives a Python
+exception with the engine's message, and a refused bulk call leaves the
+world exactly as it was (same snapshot bytes)."""
+
+import numpy as np
+import pytest
+
+import fmbgrid as fg
+
+BIG = fg.MAX_ROWS + 1
+
+
+def boxes(n, seed=0, dim=3, spread=10.0):
+    rng = np.random.default_rng(seed)
+    lo = rng.uniform(0, spread, (n, dim))
+    return fg.Frames.from_aabbs(lo, lo + rng.uniform(0.5, 1.5, (n, dim)))
+
+
+@pytest.fixture
+def world():
+    w = fg.World(3)
+    w.insert(boxes(20, 1), moving=False)
+    h = w.insert(boxes(30, 2), velocities=np.full((30, 3), 0.5))
+    w.step(0.1)
+    return w, h
+
+
+def unchanged(w, call, exc=ValueError, match=None):
+    before = w.snapshot()
+    with pytest.raises(exc, match=match):
+        call()
+    assert w.snapshot() == before
+
+
+# --- frames ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "origins, components, match",
+    [
+        (np.zeros((2, 3)), np.zeros((2, 3)), "components must have shape"),
+        (np.zeros((2, 4)), np.zeros((2, 4, 4)), r"shape \(N, 2\) or \(N, 3\)"),
+        (np.zeros(3), np.eye(3), r"shape \(N, 2\) or \(N, 3\)"),
+        (np.zeros((2, 3)), np.broadcast_to(np.eye(3), (3, 3, 3)), "components must have shape"),
+        (np.array([[0, 0, np.nan]]), np.eye(3)[None], r"frame 0: origin has a non-finite coordinate \(NaN\)"),
+        (np.array([[0, 0, np.inf]]), np.eye(3)[None], r"frame 0: origin has a non-finite coordinate \(inf\)"),
+        (np.array([[0, 0, 1e16]]), np.eye(3)[None], "frame 0"),
+        (np.zeros((1, 3)), np.zeros((1, 3, 3)), "frame 0"),
+        (np.zeros((1, 3)), np.array([[[1, 0, 0], [2, 0, 0], [0, 0, 1.0]]]), "frame 0: .*degenerate"),
+    ],
+)
+def test_bad_frames(origins, components, match):
+    with pytest.raises(ValueError, match=match):
+        fg.Frames(origins, components)
+
+
+def test_error_is_value_error_subclass():
+    assert issubclass(fg.FmbgridError, ValueError)
+    with pytest.raises(fg.FmbgridError):
+        fg.Frames([[0, 0, np.nan]], np.eye(3)[None])
+
+
+@pytest.mark.parametrize("bad", [np.array([["a", "b", "c"]]), np.array([[1 + 1j, 0, 0]]), np.array([[None, 0, 0]])])
+def test_bad_dtypes(bad):
+    with pytest.raises(TypeError):
+        fg.Frames(bad, np.eye(3)[None])
+
+
+def test_bad_kinds():
+    with pytest.raises(ValueError, match="kind"):
+        fg.Frames(np.zeros((1, 3)), np.eye(3)[None], "sphere")
+    with pytest.raises(ValueError, match="kinds must be 0"):
+        fg.Frames(np.zeros((1, 3)), np.eye(3)[None], [7])
+    with pytest.raises(ValueError, match="kinds must have shape"):
+        fg.Frames(np.zeros((2, 3)), np.broadcast_to(np.eye(3), (2, 3, 3)), [1, 0, 1])
+
+
+def test_integer_and_strided_input_equal_float_contiguous():
+    rng = np.random.default_rng(5)
+    lo = rng.uniform(0, 5, (40, 3))
+    comps = np.broadcast_to(np.eye(3), (40, 3, 3))  # zero strides
+    big = np.zeros((80, 6))
+    big[::2, ::2] = lo  # non-contiguous view
+    a = fg.Frames(big[::2, ::2], comps)
+    b = fg.Frames(np.ascontiguousarray(lo), np.ascontiguousarray(comps))
+    assert np.array_equal(a.origins, b.origins) and np.array_equal(a.components, b.components)
+    c = fg.Frames(np.arange(6).reshape(2, 3), np.broadcast_to(np.eye(3, dtype=int), (2, 3, 3)))
+    assert c.origins.tolist() == [[0, 1, 2], [3, 4, 5]]
+    f = np.asfortranarray(lo)
+    assert np.array_equal(fg.Frames.from_aabbs(f, f + 1).aabbs, fg.Frames.from_aabbs(lo, lo + 1).aabbs)
+
+
+def test_huge_counts_refused_without_allocating():
+    huge = np.broadcast_to(np.zeros(3), (BIG, 3))
+    with pytest.raises(ValueError, match="rows"):
+        fg.Frames(huge, np.broadcast_to(np.eye(3), (BIG, 3, 3)))
+    a = boxes(3)
+    with pytest.raises(ValueError, match="rows"):
+        fg.overlaps(a, a, np.broadcast_to(np.zeros(2, dtype=np.int64), (BIG, 2)))
+    with pytest.raises(ValueError, match="rows"):
+        a.take(np.broadcast_to(np.int64(0), (BIG,)))
+    with pytest.raises(ValueError):
+        fg.overlaps(a, a, np.broadcast_to(np.zeros(2, dtype=np.int64), (2**40, 2)))
+
+
+def test_bad_pairs():
+    a, b = boxes(3), boxes(4)
+    with pytest.raises(ValueError, match="pairs="):
+        fg.overlaps(a, b)
+    with pytest.raises(ValueError, match="out of range"):
+        fg.intersect(a, b, [[0, 4]])
+    with pytest.raises(ValueError, match="out of range"):
+        fg.intersect(a, b, [[-1, 0]])
+    with pytest.raises(TypeError):
+        fg.intersect(a, b, [[0.5, 1]])
+    with pytest.raises(ValueError, match="2D"):
+        fg.overlaps(a, boxes(3, dim=2))
+
+
+# --- the world -------------------------------------------------------------------
+
+
+def test_insert_all_or_nothing(world):
+    w, _ = world
+    n = len(w)
+    good = boxes(5, 9)
+    # The 4th body's velocity is NaN: nothing is inserted.
+    v = np.zeros((5, 3))
+    v[3, 1] = np.nan
+    unchanged(w, lambda: w.insert(good, velocities=v), match="body 3: velocity is NaN")
+    unchanged(w, lambda: w.insert(good, velocities=np.ones((4, 3))), match="velocities must have shape")
+    unchanged(w, lambda: w.insert(good, moving=False, velocities=np.ones((5, 3))), match="fixed body cannot have a velocity")
+    unchanged(w, lambda: w.insert(good, bodies=[0, 0, 2, 2, 2]), match="body 1: a body needs at least one frame")
+    unchanged(w, lambda: w.insert(good, bodies=[0, 0, 9, 1, 1]), match="bodies")
+    unchanged(w, lambda: w.insert(good, bodies=[0, 0, -1, 1, 1]), match=r"bodies\[2\] = -1")
+    rot = np.broadcast_to(np.eye(3), (5, 3, 3)).copy()
+    rot[2] = [[1, 0, 0], [1, 0, 0], [0, 0, 1]]
+    unchanged(w, lambda: w.insert(good, rotations=rot), match="body 2: degenerate pose")
+    far = np.zeros((5, 3))
+    far[4] = [1e15, 0, 0]
+    unchanged(w, lambda: w.insert(good, translations=far), match="body 4: frame 0 of the body")
+    unchanged(w, lambda: w.insert(boxes(2, dim=2)), match="2D")
+    unchanged(w, lambda: w.insert(good, user_data=[-1, 0, 0, 0, 0]), match="out of range")
+    unchanged(w, lambda: w.insert(good, moving=["yes"] * 5), exc=TypeError)
+    assert len(w) == n
+
+
+def test_bulk_updates_all_or_nothing(world):
+    w, h = world
+    fixed = w.handles()[:20]
+    v = np.ones((len(h), 3))
+    v[-1, 0] = np.inf
+    unchanged(w, lambda: w.set_velocities(h, v), match="velocities\\[29\\]: velocity is inf")
+    mixed = np.concatenate([h[:3], fixed[:1]])
+    unchanged(w, lambda: w.set_velocities(mixed, np.ones((4, 3))), match="is fixed")
+    unchanged(w, lambda: w.set_velocities(h, np.ones((len(h), 2))), match="shape")
+    t = np.zeros((len(h), 3))
+    t[7, 2] = np.nan
+    unchanged(w, lambda: w.set_poses(h, t), match="body 7: pose translation is NaN")
+    rot = np.broadcast_to(np.eye(3), (len(h), 3, 3)).copy()
+    rot[5] = 0
+    unchanged(w, lambda: w.set_poses(h, np.zeros((len(h), 3)), rot), match="body 5")
+    unchanged(w, lambda: w.set_angular_velocities(h, np.full((len(h), 3), np.nan)), match="omegas\\[0\\]")
+    stale = h.copy()
+    stale[4] += 1 << 32  # another generation
+    unchanged(w, lambda: w.set_velocities(stale, np.ones((len(h), 3))), match="handles\\[4\\].*stale")
+    unchanged(w, lambda: w.remove(np.concatenate([h[:5], h[:1]])), match="listed twice")
+    unchanged(w, lambda: w.remove(stale), match="stale")
+    unchanged(w, lambda: w.remove([-1]), match="out of range")
+    unchanged(w, lambda: w.remove([1.5]), exc=TypeError)
+    unchanged(w, lambda: w.step(-1.0), match="time step")
+    unchanged(w, lambda: w.step(float("nan")), match="time step")
+    unchanged(w, lambda: w.pairs_within(-1.0), match="tolerance")
+    unchanged(w, lambda: w.cast_rays([[0, 0, 0]], [[0, 0, 0]]), match="ray 0: the ray direction is zero")
+    unchanged(w, lambda: w.cast_rays([[0, 0, np.nan]], [[1, 0, 0]]), match="ray 0")
+    huge = np.broadcast_to(np.uint64(h[0]), (BIG,))
+    unchanged(w, lambda: w.remove(huge), match="rows")
+    unchanged(w, lambda: w.set_velocities(huge, np.broadcast_to(np.ones(3), (BIG, 3))), match="rows")
+
+
+def test_removed_handles_go_stale(world):
+    w, h = world
+    w.remove(h[:2])
+    with pytest.raises(ValueError, match="stale"):
+        w.set_velocities(h[:1], [[1, 0, 0]])
+    with pytest.raises(ValueError, match="stale"):
+        w.bodies(h[1:2])
+    # A new body reuses the slot with a new generation: the old handle stays stale.
+    new = w.insert(boxes(1, 3))
+    assert int(new[0]) & 0xFFFFFFFF in (int(h[0]) & 0xFFFFFFFF, int(h[1]) & 0xFFFFFFFF)
+    assert int(new[0]) >> 32 == 1
+    with pytest.raises(ValueError, match="stale"):
+        w.remove(h[:2])
+
+
+def test_bad_config():
+    with pytest.raises(ValueError, match="dim"):
+        fg.World(4)
+    with pytest.raises(ValueError, match="detail"):
+        fg.World(3, detail="fast")
+    with pytest.raises(ValueError, match="cell_size"):
+        fg.World(3, cell_size=-1.0)
+    with pytest.raises(ValueError, match="runaway"):
+        fg.World(3, runaway="explode")
+
+
+def test_bad_snapshots():
+    with pytest.raises(ValueError, match="snapshot"):
+        fg.World.restore(b"garbage")
+    w = fg.World(2)
+    w.insert(boxes(3, dim=2))
+    s = w.snapshot()
+    with pytest.raises(ValueError, match="snapshot"):
+        fg.World.restore(s[:-10])
+    with pytest.raises(ValueError, match="snapshot"):
+        fg.World.restore(s.replace(b'"generation":0', b'"generation":7', 1))
+    with pytest.raises(ValueError):
+        fg.World.restore(b"fmbgrid-snapshot 3\n" + s.split(b"\n", 1)[1])
+
+
+def test_bad_files(tmp_path):
+    with pytest.raises(ValueError, match="nope.obj"):
+        fg.load_mesh(tmp_path / "nope.obj")
+    bad = tmp_path / "bad.obj"
+    bad.write_text("v 0 0 0\nf 1 2 3\n")
+    with pytest.raises(ValueError, match="line 2: face index 2 is out of range"):
+        fg.load_mesh(bad)
+    with pytest.raises(ValueError, match="half_extents\\[1\\] is NaN"):
+        fg.parse_scene('dimension = 2\ndt = 0.1\n[[body]]\nshape = "box"\nhalf_extents = [1.0, nan]\n')
+    with pytest.raises(ValueError, match="thickness"):
+        fg.mesh_frames(np.eye(3), [[0, 1, 2]])
+    with pytest.raises(ValueError, match="triangles must have shape"):
+        fg.mesh_frames(np.eye(3), [[0, 1]], thickness=0.1)
