@@ -4,9 +4,11 @@
 //! the paper's pair sets ("all": uniform ±100; "near": AABB-overlapping pairs
 //! only) and on oriented-box pairs.
 //!
-//! Run: `cargo run --release --example qualify [-- --pairs N --samples K]`
-//! (defaults 20000 pairs, 7 samples; each figure is the median over samples,
-//! every sample timing all four methods back to back on the same pairs).
+//! Run: `cargo run --release --example qualify [-- --pairs N --samples K
+//! --only TEXT --csv FILE]` (defaults 20000 pairs, 7 samples; each figure is
+//! the median over samples, every sample timing all four methods back to
+//! back on the same pairs; `--only` keeps the rows whose label contains
+//! TEXT; `--csv` appends the rows to FILE as data, `QUALIFY_HEADER`).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -17,6 +19,12 @@ use fmbgrid::{Frame, FrameKind, intersect, overlaps, sat};
 mod pairs;
 #[path = "../benches/support/peer.rs"]
 mod peer;
+#[path = "../benches/support/results.rs"]
+mod results;
+
+/// Columns of `qualify.csv` after `machine,commit,date`: one row per method
+/// and pair class, ns per ordered pair (median), and its ratio to parry's.
+const QUALIFY_HEADER: &str = "bench,case,set,class,pairs,intersecting,engine,method,ns_per_pair,ratio_to_parry";
 
 use pairs::{Set, obb_pairs, pairs};
 use peer::{peer2, peer3};
@@ -56,6 +64,24 @@ struct Row {
     parry: f64,
 }
 
+/// The CSV lines of a row (`QUALIFY_HEADER`).
+fn csv_lines(r: &Row, pairs: usize, moving: bool) -> Vec<String> {
+    let mut parts = r.label.split(" / ");
+    let (case, set, class) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let peer = if moving { "cast_shapes" } else { "intersection_test" };
+    [
+        ("fmbgrid", "overlaps", r.fmb),
+        ("fmbgrid", "intersect", r.fmb_box),
+        ("fmbgrid", "sat", r.sat),
+        ("parry", peer, r.parry),
+    ]
+    .iter()
+    .map(|(engine, method, ns)| {
+        format!("qualify,{case},{set},{class},{pairs},{:.4},{engine},{method},{ns:.2},{:.4}", r.hit_rate, ns / r.parry)
+    })
+    .collect()
+}
+
 fn print_row(r: &Row) {
     println!(
         "| {} | {:.0}% | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:.2} |",
@@ -72,7 +98,7 @@ fn print_row(r: &Row) {
 }
 
 macro_rules! measure {
-    ($peer:ident, $ps:expr, $moving:expr, $samples:expr, $label:expr) => {{
+    ($peer:ident, $ps:expr, $moving:expr, $samples:expr, $label:expr, $csv:expr) => {{
         let ps = $ps;
         let n = 2 * ps.len();
         let hits = count(&ps, |a, b| overlaps(a, b));
@@ -112,6 +138,7 @@ macro_rules! measure {
         let r =
             Row { label: $label, hit_rate: hits as f64 / n as f64, fmb: t[0], fmb_box: t[1], sat: t[2], parry: t[3] };
         print_row(&r);
+        $csv.extend(csv_lines(&r, ps.len(), $moving));
     }};
 }
 
@@ -125,7 +152,9 @@ fn main() {
             .unwrap_or(default)
     };
     let (n, samples) = (arg("--pairs", 20_000), arg("--samples", 7));
-    let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned();
+    let text = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let (only, csv_path) = (text("--only"), text("--csv"));
+    let mut csv = Vec::new();
     use FrameKind::{Cuboid as C, Tetrahedron as T};
     let classes = [("CC", C, C), ("CT", C, T), ("TT", T, T)];
 
@@ -144,9 +173,9 @@ fn main() {
                 }
                 let seed = 1000 + i as u64;
                 if case.starts_with("3D") {
-                    measure!(peer3, pairs::<3>(seed, n, ka, kb, moving, set), moving, samples, label);
+                    measure!(peer3, pairs::<3>(seed, n, ka, kb, moving, set), moving, samples, label, csv);
                 } else {
-                    measure!(peer2, pairs::<2>(seed, n, ka, kb, moving, set), moving, samples, label);
+                    measure!(peer2, pairs::<2>(seed, n, ka, kb, moving, set), moving, samples, label, csv);
                 }
             }
         }
@@ -156,9 +185,10 @@ fn main() {
             continue;
         }
         if label.starts_with("3D") {
-            measure!(peer3, obb_pairs::<3>(7, n), false, samples, label.to_string());
+            measure!(peer3, obb_pairs::<3>(7, n), false, samples, label.to_string(), csv);
         } else {
-            measure!(peer2, obb_pairs::<2>(7, n), false, samples, label.to_string());
+            measure!(peer2, obb_pairs::<2>(7, n), false, samples, label.to_string(), csv);
         }
     }
+    results::report_lines(csv_path.as_deref(), QUALIFY_HEADER, &csv);
 }

@@ -44,6 +44,36 @@ fn command_output(program: &str, args: &[&str]) -> String {
         .map_or("unknown".into(), |o| String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
 
+/// Appends `lines` (CSV fields after the common `machine,commit,date`) to
+/// `path`, a file with columns `header` of its own (written first when the
+/// file is new): for programs whose rows are not steps of a scene.
+pub fn append_lines(path: &str, header: &str, lines: &[String]) -> std::io::Result<()> {
+    if let Some(dir) = std::path::Path::new(path).parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let new = !std::path::Path::new(path).exists();
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    if new {
+        writeln!(file, "machine,commit,date,{header}")?;
+    }
+    let (machine, commit, date) =
+        (machine(), command_output("git", &["rev-parse", "--short", "HEAD"]), command_output("date", &["-u", "+%F"]));
+    for line in lines {
+        writeln!(file, "{machine},{commit},{date},{line}")?;
+    }
+    Ok(())
+}
+
+/// [`append_lines`] when asked, saying where (or why not).
+pub fn report_lines(path: Option<&str>, header: &str, lines: &[String]) {
+    if let Some(path) = path {
+        match append_lines(path, header, lines) {
+            Ok(()) => eprintln!("[results appended to {path}]"),
+            Err(e) => eprintln!("[could not write {path}: {e}]"),
+        }
+    }
+}
+
 /// Appends `rows` of program `bench` to `path` (a header first when the
 /// file is new).
 pub fn append(path: &str, bench: &str, rows: &[Row]) -> std::io::Result<()> {
