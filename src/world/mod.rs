@@ -20,7 +20,8 @@ mod step;
 mod store;
 mod transfer;
 
-pub use body::{Body, BodyHandle, FrameId, Motion};
+pub use crate::ids::{BodyHandle, FrameId};
+pub use body::{Body, Motion};
 pub use debug_draw::{DebugKind, DebugLine};
 #[cfg(feature = "cli")]
 pub(crate) use debug_draw::{box_corner, edge_pairs};
