@@ -4,6 +4,14 @@
 //! box swept over the step → the hashed grid → candidate pairs (grid cells,
 //! box overlap, body filters) → FMB on each candidate → contacts with their
 //! exact boxes and intervals → body-pair events → the bodies advance.
+//!
+//! [`World`] keeps the bodies (slots and handles), the settings and the
+//! public API; the work is done by its subsystems, each owning its data:
+//! the broad phase (`broad_phase.rs`: the stores of placed frames and the
+//! lists over them), the step's motion (`context.rs`: displacements and
+//! turns by body rank, lent to each stage as a `StepContext`) and the
+//! narrow phase (`narrow_phase.rs`: the candidate pass, FMB, contacts and
+//! events). The other files add one feature each to `World`.
 
 mod apart;
 mod body;

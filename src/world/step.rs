@@ -28,6 +28,12 @@
 //!
 //! Steps 4–5 run in parallel chunks of slots with the `parallel` feature;
 //! each chunk writes its own reused buffer, concatenated in order.
+//!
+//! Who does what: step 1 here, with the step's motion into
+//! `StepMotion` (`context.rs`); the broad phase's `refresh` (the stores)
+//! and `update` (steps 1b–3, given the `StepContext`); the narrow phase's
+//! `find_contacts` and `update_events` (steps 4–6); step 7 here, then the
+//! broad phase's `follow` (the re-sort).
 
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
