@@ -8,8 +8,9 @@
 //! `turns_changed`, `stopped`); a step brings it up to date
 //! (`refresh`, then `update` with the step's motion), reads the candidate
 //! pairs off its lists (`narrow_phase.rs`), then has it follow the moving
-//! frames (`follow_slot_order`). Box and ray queries read its lists while
-//! they describe the frames (`fixed_list`, `moving_list`).
+//! frames (`follow`). Box and ray queries read its lists while they
+//! describe the frames (`fixed_list`, `moving_list`, `query_box`); the
+//! tolerance query has its own list of grown boxes (`list_grown`).
 
 use super::Motion;
 use super::apart::ApartPairs;
@@ -77,30 +78,30 @@ pub(super) struct BroadPhase<const D: usize> {
     /// The inverse: per slot, the rank of its moving body, or `u32::MAX`.
     pub slot_rank: Vec<u32>,
     /// Per moving body (by rank): frame count; and the largest.
-    pub body_frames: Vec<u32>,
-    pub largest_body: u32,
+    body_frames: Vec<u32>,
+    largest_body: u32,
     /// The moving frames that enter the moving list (store indices).
-    pub active: Vec<u32>,
+    active: Vec<u32>,
     /// Per moving body (by rank): swept boxes and their grid (only built
     /// when some body is large).
-    pub body_boxes: Vec<Aabb<D>>,
+    body_boxes: Vec<Aabb<D>>,
     body_grid: CellList<D>,
     /// Per large body (by rank): the bodies its box reaches, as
     /// `body_links[body_link_starts[r]..body_link_starts[r + 1]]`, and the
     /// fixed frames, likewise (or [`FIXED_MANY`] alone).
-    pub body_links: Vec<u32>,
-    pub body_link_starts: Vec<u32>,
-    pub body_fixed: Vec<u32>,
-    pub body_fixed_starts: Vec<u32>,
+    body_links: Vec<u32>,
+    body_link_starts: Vec<u32>,
+    body_fixed: Vec<u32>,
+    body_fixed_starts: Vec<u32>,
     /// Steps since the moving store was last put back in spatial order.
-    pub unsorted_steps: u32,
+    unsorted_steps: u32,
     /// Old rank → new rank while the moving bodies are re-ranked, and the
     /// permutation's scratch.
     rank_scratch: Vec<u32>,
     /// Scratch of the automatic cell size.
     scratch: Vec<f64>,
     /// Scratch list of [`World::pairs_within`](super::World::pairs_within).
-    pub proximity_grid: CellList<D>,
+    proximity_grid: CellList<D>,
     /// Changes since the world was made: insertions, removals, re-poses and
     /// parked bodies. Whatever was computed at another count (the moving
     /// list's coverage, the narrow phase's contacts) no longer describes
@@ -440,7 +441,7 @@ impl<const D: usize> BroadPhase<D> {
     /// The moving bodies' boxes (by rank: the union of `frame_box` over
     /// their frames), their cell list, and each large body's links to the
     /// bodies and fixed frames its box reaches ([`BroadPhase::link_large_bodies`]).
-    pub fn link_bodies(&mut self, frame_box: impl Fn(&Frame<D>, &Meta) -> Aabb<D>) {
+    fn link_bodies(&mut self, frame_box: impl Fn(&Frame<D>, &Meta) -> Aabb<D>) {
         self.body_boxes.clear();
         self.body_boxes.resize(self.moving_bodies.len(), Aabb::EMPTY);
         for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
@@ -575,6 +576,71 @@ impl<const D: usize> BroadPhase<D> {
             + self.fixed.meta_memory()
             + self.moving.meta_memory()
             + (self.moving_bodies.capacity() + self.slot_rank.capacity() + self.rank_scratch.capacity()) * 4
+    }
+
+    /// The moving frames' boxes grown by `delta / 2` in the proximity list
+    /// (ids: store indices, grouped by body), for
+    /// [`World::pairs_within`](super::World::pairs_within); the stores must
+    /// be fresh. Every moving frame, but for bodies of many frames (meshes)
+    /// only those whose grown box reaches another moving body's box grown
+    /// by `delta` (as a step does with swept boxes, through the same body
+    /// links); each large body is linked to the fixed frames its grown box
+    /// reaches ([`BroadPhase::body_fixed`]).
+    pub fn list_grown(&mut self, delta: f64) {
+        self.active.clear();
+        if self.largest_body < LARGE_BODY {
+            self.active.extend(0..self.moving.len() as u32);
+        } else {
+            self.link_bodies(|f, _| f.aabb().grown(delta));
+            let (links, starts) = (&self.body_links, &self.body_link_starts);
+            for (i, (f, m)) in self.moving.frames.iter().zip(&self.moving.meta).enumerate() {
+                let r = m.rank as usize;
+                let b = f.aabb().grown(delta / 2.0);
+                let near = &links[starts[r] as usize..starts[r + 1] as usize];
+                if self.body_frames[r] < LARGE_BODY || near.iter().any(|&o| b.intersects(&self.body_boxes[o as usize]))
+                {
+                    self.active.push(i as u32);
+                }
+            }
+        }
+        let half = delta / 2.0;
+        let (moving, active) = (&self.moving, &self.active);
+        let item = |k: usize| {
+            let i = active[k] as usize;
+            (moving.frames[i].aabb().grown(half), i as u32)
+        };
+        let body = |k: usize| moving.meta[active[k] as usize].rank;
+        self.proximity_grid.build(self.cell, active.len(), item, Some(&body));
+    }
+
+    /// The list of [`BroadPhase::list_grown`].
+    pub fn grown_list(&self) -> &CellList<D> {
+        &self.proximity_grid
+    }
+
+    /// The fixed frames moving body `rank` was last linked to (by a step
+    /// or [`BroadPhase::list_grown`]), or [`FIXED_MANY`] alone: always so
+    /// for a small body (its frames query the fixed list).
+    pub fn body_fixed(&self, rank: u32) -> &[u32] {
+        let r = rank as usize;
+        if self.body_frames[r] < LARGE_BODY {
+            return &[FIXED_MANY];
+        }
+        &self.body_fixed[self.body_fixed_starts[r] as usize..self.body_fixed_starts[r + 1] as usize]
+    }
+
+    /// The moving bodies' ranks as a restored snapshot lists them (checked
+    /// by the restorer): their slots and frame counts by rank.
+    pub fn set_ranks(&mut self, moving_bodies: Vec<u32>, body_frames: Vec<u32>, slot_count: usize) {
+        self.largest_body = body_frames.iter().copied().max().unwrap_or(0);
+        self.body_frames = body_frames;
+        self.moving_bodies = moving_bodies;
+        self.rank_slots(slot_count);
+    }
+
+    /// Steps since the moving store was last put back in spatial order.
+    pub fn unsorted_steps(&self) -> u32 {
+        self.unsorted_steps
     }
 
     /// Panics unless the invariants stated on the fields hold (for

@@ -18,7 +18,7 @@
 //! box (grown by `δ`), and queries only the fixed frames its body reaches,
 //! so two meshes far apart cost little more than their boxes.
 
-use super::broad_phase::{BroadPhase, FIXED_MANY, LARGE_BODY};
+use super::broad_phase::FIXED_MANY;
 use super::store::Meta;
 use super::{FrameId, World};
 use crate::error::WorldError;
@@ -72,18 +72,9 @@ impl<const D: usize> World<D> {
             return Err(WorldError::BadTolerance { delta });
         }
         self.broad.refresh(self.config.cell_size, &mut self.slots);
-        let broad = &mut self.broad;
-        list_for_proximity(broad, delta);
-        let half = delta / 2.0;
-        let (moving, active) = (&broad.moving, &broad.active);
-        let item = |k: usize| {
-            let i = active[k] as usize;
-            (moving.frames[i].aabb().grown(half), i as u32)
-        };
-        let body = |k: usize| moving.meta[active[k] as usize].rank;
-        broad.proximity_grid.build(broad.cell, active.len(), item, Some(&body));
+        self.broad.list_grown(delta);
         let (broad, out) = (&self.broad, &mut self.proximity);
-        let (moving, list) = (&broad.moving, &broad.proximity_grid);
+        let (moving, list) = (&broad.moving, broad.grown_list());
         out.clear();
         let frame = |i: usize| (&moving.frames[i], &moving.meta[i]);
         let mut fits = true;
@@ -95,13 +86,7 @@ impl<const D: usize> World<D> {
             let fixed = |k: u32| (&broad.fixed.frames[k as usize], &broad.fixed.meta[k as usize]);
             for i in 0..moving.len() {
                 let (f, m) = frame(i);
-                let r = m.rank as usize;
-                let near = if broad.body_frames[r] < LARGE_BODY {
-                    &[FIXED_MANY][..]
-                } else {
-                    &broad.body_fixed[broad.body_fixed_starts[r] as usize..broad.body_fixed_starts[r + 1] as usize]
-                };
-                match near {
+                match broad.body_fixed(m.rank) {
                     [FIXED_MANY, ..] => {
                         broad.static_grid.query(&f.aabb().grown(delta), |k| {
                             fits = fits && within(delta, (f, m), fixed(k), out);
@@ -125,30 +110,6 @@ impl<const D: usize> World<D> {
         out.sort_unstable_by_key(|x| (x.a, x.b));
         self.debug_validate();
         Ok(&self.proximity)
-    }
-}
-
-/// The moving frames that may have a partner within `delta` (store
-/// indices, into `active`): all of them, but for bodies of many frames
-/// (meshes) only those whose box grown by `delta / 2` reaches another
-/// moving body's box grown by `delta` (as `step` does with swept boxes,
-/// through the same body links). Also links each large body to the
-/// fixed frames its grown box reaches (`body_fixed`).
-fn list_for_proximity<const D: usize>(broad: &mut BroadPhase<D>, delta: f64) {
-    broad.active.clear();
-    if broad.largest_body < LARGE_BODY {
-        broad.active.extend(0..broad.moving.len() as u32);
-        return;
-    }
-    broad.link_bodies(|f, _| f.aabb().grown(delta));
-    let (links, starts) = (&broad.body_links, &broad.body_link_starts);
-    for (i, (f, m)) in broad.moving.frames.iter().zip(&broad.moving.meta).enumerate() {
-        let r = m.rank as usize;
-        let b = f.aabb().grown(delta / 2.0);
-        let near = &links[starts[r] as usize..starts[r + 1] as usize];
-        if broad.body_frames[r] < LARGE_BODY || near.iter().any(|&o| b.intersects(&broad.body_boxes[o as usize])) {
-            broad.active.push(i as u32);
-        }
     }
 }
 

@@ -121,7 +121,7 @@ impl<const D: usize> World<D> {
             } else {
                 Vec::new()
             },
-            unsorted_steps: self.broad.unsorted_steps,
+            unsorted_steps: self.broad.unsorted_steps(),
             pairs: self.narrow.pairs.clone(),
         }
     }
@@ -197,12 +197,8 @@ impl<const D: usize> World<D> {
         if frames.contains(&0) {
             return Err(bad);
         }
-        let broad = &mut self.broad;
-        broad.largest_body = frames.iter().copied().max().unwrap_or(0);
         self.motion.shifts = vec![[0.0; D]; moving_bodies.len()];
-        broad.body_frames = frames;
-        broad.moving_bodies = moving_bodies;
-        broad.rank_slots(self.slots.len());
+        self.broad.set_ranks(moving_bodies, frames, self.slots.len());
         Ok(())
     }
 }
