@@ -2,7 +2,7 @@
 //! ended events between bodies.
 
 use crate::aabb::Aabb;
-use crate::world::{BodyHandle, FrameId};
+use crate::ids::{BodyHandle, FrameId};
 
 /// What each contact of [`World::step`](crate::World::step) carries, and so
 /// what a step costs: most of a step is spent on the exact boxes.

@@ -10,24 +10,14 @@
 
 use crate::aabb::Aabb;
 use crate::error::FrameError;
+pub use crate::limits::{MAX_COORDINATE, MIN_RELATIVE_LENGTH};
 use crate::math::{add, invert_columns, norm, sub};
 use crate::range;
-
-/// Largest absolute value accepted for any coordinate, component or velocity.
-///
-/// Keeps every product formed by the narrow phase far from `f64` overflow.
-pub const MAX_COORDINATE: f64 = 1e15;
 
 /// Smallest accepted `|det C| / Π|cᵢ|` (the sine of the smallest angle, in
 /// 2D). Below it, round-off in the inverse would exceed the engine's 1e-9
 /// relative accuracy.
 pub const MIN_HADAMARD_RATIO: f64 = 1e-6;
-
-/// Smallest accepted component length relative to the frame's longest
-/// component, and to the coordinates of its box (the [range
-/// rule](crate::range): a frame's reach is `min(MAX_COORDINATE, ℓ_min /
-/// MIN_RELATIVE_LENGTH)`).
-pub const MIN_RELATIVE_LENGTH: f64 = 1e-12;
 
 /// Frames whose smallest height (the distance from a face to the opposite
 /// face or vertex) is below `THIN_RATIO` times their longest component are

@@ -83,9 +83,11 @@ pub mod error;
 pub mod export;
 pub mod frame;
 mod grid;
+mod ids;
 #[cfg(feature = "mint")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mint")))]
 pub mod interop;
+mod limits;
 mod math;
 #[cfg(feature = "mesh")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mesh")))]

@@ -26,7 +26,7 @@
 //!   parked or refused as [`Runaway`](crate::Runaway) says.
 
 use crate::aabb::Aabb;
-use crate::frame::{MAX_COORDINATE, MIN_RELATIVE_LENGTH};
+use crate::limits::{MAX_COORDINATE, MIN_RELATIVE_LENGTH};
 
 /// The precision bound of a frame whose shortest component has length
 /// `shortest` (`1e12 · shortest`), rounded up to an `f32`; the reach is

@@ -21,8 +21,9 @@
 //! loads and stores, plain moves on common targets; the results never
 //! depend on the thread count).
 //!
-//! Everything is forgotten when the stores are compacted or re-sorted
-//! (indices and ranks change), and a body moved by [`World::set_pose`]
+//! Everything is forgotten (at the next step's start) when the stores are
+//! compacted or re-sorted (indices and ranks change) or a body starts or
+//! stops turning, and a body moved by [`World::set_pose`]
 //! gets an infinite odometer: none of its pairs is skipped again until
 //! then.
 //!
@@ -58,12 +59,18 @@ pub(super) struct ApartPairs {
     /// Per moving body (rank): the odometer at the start and at the end of
     /// the current step.
     travelled: Vec<[f64; 2]>,
+    /// True while `entries` and `travelled` are indexed by the moving
+    /// store's indices and ranks as they are (one entry a frame, one
+    /// odometer a body); false from a [`ApartPairs::forget`] to the reset
+    /// of the next [`ApartPairs::begin_step`].
+    fresh: bool,
 }
 
 impl Clone for ApartPairs {
     fn clone(&self) -> Self {
         let load = |e: &[AtomicU64; WAYS]| e.each_ref().map(|x| AtomicU64::new(x.load(Ordering::Relaxed)));
-        ApartPairs { entries: self.entries.iter().map(load).collect(), travelled: self.travelled.clone() }
+        let (travelled, fresh) = (self.travelled.clone(), self.fresh);
+        ApartPairs { entries: self.entries.iter().map(load).collect(), travelled, fresh }
     }
 }
 
@@ -90,6 +97,30 @@ impl ApartPairs {
         self.entries.resize_with(frames, || [const { AtomicU64::new(EMPTY) }; WAYS]);
         self.travelled.clear();
         self.travelled.resize(bodies, [0.0; 2]);
+    }
+
+    /// Store indices or ranks changed, or the proofs no longer hold:
+    /// everything is forgotten at the next step's start.
+    pub fn forget(&mut self) {
+        self.fresh = false;
+    }
+
+    /// Starts a step of `frames` moving frames of `bodies` moving bodies,
+    /// body `r` displaced by `shifts[r]`: after a reset if forgotten.
+    pub fn begin_step<const D: usize>(&mut self, frames: usize, bodies: usize, shifts: &[[f64; D]]) {
+        if !self.fresh {
+            self.reset(frames, bodies);
+            self.fresh = true;
+        }
+        self.start_step(shifts);
+    }
+
+    /// Panics unless, while fresh, the table has one entry a frame and one
+    /// odometer a body.
+    pub fn validate(&self, frames: usize, bodies: usize) {
+        if self.fresh {
+            assert_eq!((self.entries.len(), self.travelled.len()), (frames, bodies), "apart pairs' indices");
+        }
     }
 
     /// Starts a step in which body `r` is displaced by `shifts[r]`.

@@ -38,7 +38,7 @@ impl<const D: usize> World<D> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn contact_geometry(&self, contact: &Contact<D>) -> Result<Option<FirstContact<D>>, WorldError> {
-        if !self.contacts_current {
+        if !self.narrow.is_current(&self.broad) {
             return Err(WorldError::ContactsOutdated);
         }
         if self.step_spin(contact.a).is_some() || self.step_spin(contact.b).is_some() {

@@ -44,19 +44,20 @@ impl<const D: usize> World<D> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn exact_boxes(&mut self, select: impl Fn(&Contact<D>) -> bool + Sync) -> Result<&[Contact<D>], WorldError> {
-        if !self.contacts_current {
+        if !self.narrow.is_current(&self.broad) {
             return Err(WorldError::ContactsOutdated);
         }
         if self.config.detail == ContactDetail::ExactBox {
-            return Ok(&self.contacts);
+            return Ok(&self.narrow.contacts);
         }
-        let mut contacts = std::mem::take(&mut self.contacts);
+        // Refined in place while the rest of the world is read.
+        let mut contacts = std::mem::take(&mut self.narrow.contacts);
         let this = &*self;
         let refine = |c: &mut Contact<D>| {
             if !select(c) {
                 return;
             }
-            // Contacts name live frames while `contacts_current` holds.
+            // Contacts name live frames while they are current.
             let Some((f, g)) = this.step_frame(c.a).zip(this.step_frame(c.b)) else { return };
             let (sf, sg) = (this.step_spin(c.a), this.step_spin(c.b));
             if sf.is_some() || sg.is_some() {
@@ -73,8 +74,8 @@ impl<const D: usize> World<D> {
         contacts.par_iter_mut().for_each(refine);
         #[cfg(not(feature = "parallel"))]
         contacts.iter_mut().for_each(refine);
-        self.contacts = contacts;
-        Ok(&self.contacts)
+        self.narrow.contacts = contacts;
+        Ok(&self.narrow.contacts)
     }
 
     /// The turn of frame `id`'s body in the last step, if it turned.
@@ -87,14 +88,15 @@ impl<const D: usize> World<D> {
     pub(super) fn step_frame(&self, id: FrameId) -> Option<Frame<D>> {
         let stored = self.stored(id.body).ok()?;
         let at = *stored.at.get(id.index as usize)? as usize;
+        let (fixed, moving) = (&self.broad.fixed, &self.broad.moving);
         match stored.body.motion {
-            Motion::Fixed => self.fixed.frames.get(at).copied(),
+            Motion::Fixed => fixed.frames.get(at).copied(),
             Motion::Moving => {
-                let d = *self.body_shift.get(self.moving.meta.get(at)?.rank as usize)?;
+                let d = *self.motion.shifts.get(moving.meta.get(at)?.rank as usize)?;
                 if let Some((f, _)) = self.turned_frame(id) {
                     return Some(f.moved(d));
                 }
-                let mut f = *self.moving.frames.get(at)?;
+                let mut f = *moving.frames.get(at)?;
                 f.translate(&d.map(|x| -x));
                 Some(f.moved(d))
             }

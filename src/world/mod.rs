@@ -4,12 +4,23 @@
 //! box swept over the step → the hashed grid → candidate pairs (grid cells,
 //! box overlap, body filters) → FMB on each candidate → contacts with their
 //! exact boxes and intervals → body-pair events → the bodies advance.
+//!
+//! [`World`] keeps the bodies (slots and handles), the settings and the
+//! public API; the work is done by its subsystems, each owning its data:
+//! the broad phase (`broad_phase.rs`: the stores of placed frames and the
+//! lists over them), the step's motion (`context.rs`: displacements and
+//! turns by body rank, lent to each stage as a `StepContext`) and the
+//! narrow phase (`narrow_phase.rs`: the candidate pass, FMB, contacts and
+//! events). The other files add one feature each to `World`.
 
 mod apart;
 mod body;
+mod broad_phase;
 mod contact_geometry;
+mod context;
 mod debug_draw;
 mod exact_boxes;
+mod narrow_phase;
 mod pose;
 mod proximity;
 mod ray_cast;
@@ -20,7 +31,8 @@ mod step;
 mod store;
 mod transfer;
 
-pub use body::{Body, BodyHandle, FrameId, Motion};
+pub use crate::ids::{BodyHandle, FrameId};
+pub use body::{Body, Motion};
 pub use debug_draw::{DebugKind, DebugLine};
 #[cfg(feature = "cli")]
 pub(crate) use debug_draw::{box_corner, edge_pairs};
@@ -36,9 +48,12 @@ use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactDetail, ContactEvent};
 use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE};
-use crate::grid::{CellList, CellSize, MAX_ITEMS, NearLists, cell_size_for};
+use crate::grid::{CellSize, MAX_ITEMS};
 use crate::narrow::{Intersection, intersect};
-use store::{Meta, Store};
+use broad_phase::BroadPhase;
+use context::StepMotion;
+use narrow_phase::NarrowPhase;
+use store::Meta;
 
 /// Settings of a [`World`].
 ///
@@ -160,81 +175,25 @@ struct Slot<const D: usize> {
 #[derive(Clone, Debug)]
 pub struct World<const D: usize> {
     config: WorldConfig,
+    /// The bodies by slot; a removed body's slot is listed in `free`, and
+    /// reused with the next generation.
     slots: Vec<Slot<D>>,
     free: Vec<u32>,
+    /// Live bodies: the slots holding one.
     len: usize,
-    /// False when fixed bodies changed: the fixed store's order, the cell
-    /// size and the static grid must be rebuilt before the next step.
-    fixed_fresh: bool,
-    /// False when moving bodies were inserted or removed.
-    moving_fresh: bool,
-    cell: CellSize,
-    fixed: Store<D>,
-    static_grid: CellList<D>,
-    moving: Store<D>,
-    /// The moving bodies' slots by rank: slot order after a refresh, the
-    /// order of their frames in the store after a re-sort.
-    moving_bodies: Vec<u32>,
-    /// The inverse: per slot, the rank of its moving body, or `u32::MAX`.
-    slot_rank: Vec<u32>,
-    moving_grid: CellList<D>,
-    /// Per moving frame (store index), the fixed frames' slots near it;
-    /// cleared whenever the fixed list changes.
-    near_fixed: NearLists<D>,
-    /// Candidate pairs FMB found apart, and the moving bodies' odometers
-    /// (`apart.rs`); `apart_stale` when store indices or ranks changed.
-    apart: apart::ApartPairs,
-    apart_stale: bool,
-    /// Scratch of [`World::pairs_within`]: the moving frames' grown boxes,
-    /// and the answer.
-    proximity_grid: CellList<D>,
+    /// Moving bodies with an angular velocity (`spin.rs`).
+    spinning: usize,
+    /// The placed frames and the lists over them (`broad_phase.rs`).
+    broad: BroadPhase<D>,
+    /// The step's motion by moving body rank, kept after it (`context.rs`).
+    motion: StepMotion<D>,
+    /// The candidate pass's buffers and the step's results (`narrow_phase.rs`).
+    narrow: NarrowPhase<D>,
+    /// Answer buffer of [`World::pairs_within`].
     proximity: Vec<proximity::Proximity<D>>,
-    /// The moving frames that enter the grid (store indices).
-    active: Vec<u32>,
-    /// Per moving body (by rank): frame count; the largest; swept boxes and
-    /// their grid (only built when some body is large).
-    body_frames: Vec<u32>,
-    largest_body: u32,
-    body_boxes: Vec<Aabb<D>>,
-    /// Per large body (by rank): the bodies its box reaches, as
-    /// `body_links[body_link_starts[r]..body_link_starts[r + 1]]`, and the
-    /// fixed frames, likewise (see `step.rs`).
-    body_links: Vec<u32>,
-    body_link_starts: Vec<u32>,
-    body_fixed: Vec<u32>,
-    body_fixed_starts: Vec<u32>,
-    body_grid: CellList<D>,
-    /// Steps since the moving store was last put back in spatial order.
-    unsorted_steps: u32,
-    /// Old rank → new rank, while the moving bodies are re-ranked.
-    rank_scratch: Vec<u32>,
-    /// Per moving body (as `moving_bodies`): its displacement over the step.
-    body_shift: Vec<[f64; D]>,
-    /// The next step's displacements while they are checked.
-    next_shift: Vec<[f64; D]>,
-    chunks: Vec<step::Chunk<D>>,
-    contacts: Vec<Contact<D>>,
-    pairs: Vec<(BodyHandle, BodyHandle)>,
-    /// Scratch of the body pairs' sort.
-    pair_keys: Vec<u64>,
-    previous: Vec<(BodyHandle, BodyHandle)>,
-    events: Vec<ContactEvent>,
-    /// True from a step until bodies are inserted, removed or re-posed:
-    /// the contacts still name the frames as stored.
-    contacts_current: bool,
-    scratch: Vec<f64>,
     /// Bodies parked by the last step, and the step's runaways as found.
     parked: Vec<BodyHandle>,
     runaways: Vec<runaway::Found>,
-    /// Moving bodies with an angular velocity (`spin.rs`), the time
-    /// step being taken, and the last step's turns with the spinning
-    /// bodies' frames at its start.
-    spinning: usize,
-    step_dt: f64,
-    turns: hashbrown::HashMap<BodyHandle, crate::narrow::Spin<D>>,
-    /// The step's turns by moving body rank; empty when no body turns.
-    rank_spins: Vec<Option<crate::narrow::Spin<D>>>,
-    turned_frames: hashbrown::HashMap<FrameId, Frame<D>>,
 }
 
 /// A 2D world.
@@ -276,48 +235,13 @@ impl<const D: usize> World<D> {
             slots: Vec::new(),
             free: Vec::new(),
             len: 0,
-            fixed_fresh: true,
-            moving_fresh: true,
-            cell: CellSize::new(config.cell_size.unwrap_or(1.0)),
-            fixed: Store::default(),
-            static_grid: CellList::default(),
-            moving: Store::default(),
-            moving_bodies: Vec::new(),
-            slot_rank: Vec::new(),
-            moving_grid: CellList::default(),
-            near_fixed: NearLists::default(),
-            apart: apart::ApartPairs::default(),
-            apart_stale: true,
-            proximity_grid: CellList::default(),
+            spinning: 0,
+            broad: BroadPhase::new(CellSize::new(config.cell_size.unwrap_or(1.0))),
+            motion: StepMotion::default(),
+            narrow: NarrowPhase::default(),
             proximity: Vec::new(),
-            active: Vec::new(),
-            body_frames: Vec::new(),
-            largest_body: 0,
-            body_boxes: Vec::new(),
-            body_links: Vec::new(),
-            body_link_starts: Vec::new(),
-            body_fixed: Vec::new(),
-            body_fixed_starts: Vec::new(),
-            body_grid: CellList::default(),
-            unsorted_steps: 0,
-            rank_scratch: Vec::new(),
-            body_shift: Vec::new(),
-            next_shift: Vec::new(),
-            chunks: Vec::new(),
-            contacts: Vec::new(),
-            pairs: Vec::new(),
-            pair_keys: Vec::new(),
-            previous: Vec::new(),
-            events: Vec::new(),
-            contacts_current: false,
-            scratch: Vec::new(),
             parked: Vec::new(),
             runaways: Vec::new(),
-            spinning: 0,
-            step_dt: 0.0,
-            turns: hashbrown::HashMap::new(),
-            rank_spins: Vec::new(),
-            turned_frames: hashbrown::HashMap::new(),
         }
     }
 
@@ -350,9 +274,9 @@ impl<const D: usize> World<D> {
                 (self.slots.len() - 1) as u32
             }
         };
-        self.mark_changed(body.motion);
+        self.broad.changed(body.motion);
         let generation = self.slots[index as usize].generation;
-        let store = self.store_mut(body.motion);
+        let store = self.broad.store_mut(body.motion);
         let at = placed
             .into_iter()
             .enumerate()
@@ -364,6 +288,7 @@ impl<const D: usize> World<D> {
             .collect();
         self.slots[index as usize].stored = Some(Stored { body, at });
         self.len += 1;
+        self.debug_validate();
         Ok(BodyHandle { index, generation })
     }
 
@@ -374,7 +299,7 @@ impl<const D: usize> World<D> {
         if body.frames.is_empty() {
             return Err(WorldError::EmptyBody);
         }
-        let frames = self.store(body.motion).len() + body.frames.len();
+        let frames = self.broad.store(body.motion).len() + body.frames.len();
         if frames > MAX_ITEMS || (self.free.is_empty() && self.slots.len() >= u32::MAX as usize) {
             return Err(WorldError::TooMany);
         }
@@ -416,7 +341,7 @@ impl<const D: usize> World<D> {
     /// # Ok::<(), WorldError>(())
     /// ```
     pub fn try_reserve(&mut self, motion: Motion, bodies: usize, frames: usize) -> Result<(), WorldError> {
-        let total = self.store(motion).len().checked_add(frames);
+        let total = self.broad.store(motion).len().checked_add(frames);
         let slots = self.slots.len().checked_add(bodies.saturating_sub(self.free.len()));
         if total.is_none_or(|n| n > MAX_ITEMS) || slots.is_none_or(|n| n > u32::MAX as usize) {
             return Err(WorldError::TooMany);
@@ -426,7 +351,7 @@ impl<const D: usize> World<D> {
             .saturating_add(frames.saturating_mul(size_of::<Frame<D>>() + size_of::<Meta>()));
         let oom = |_| WorldError::OutOfMemory { bytes };
         self.slots.try_reserve(bodies.saturating_sub(self.free.len())).map_err(oom)?;
-        let store = self.store_mut(motion);
+        let store = self.broad.store_mut(motion);
         store.frames.try_reserve(frames).map_err(oom)?;
         store.meta.try_reserve(frames).map_err(oom)?;
         let later = frames.saturating_mul(size_of::<Frame<D>>() + size_of::<u32>() + STEP_BYTES_PER_FRAME);
@@ -457,11 +382,12 @@ impl<const D: usize> World<D> {
         self.free.push(handle.index);
         self.len -= 1;
         self.spinning -= usize::from(stored.body.angular_velocity != [0.0; 3]);
-        self.mark_changed(stored.body.motion);
-        let store = self.store_mut(stored.body.motion);
+        self.broad.changed(stored.body.motion);
+        let store = self.broad.store_mut(stored.body.motion);
         for &i in &stored.at {
             store.kill(i);
         }
+        self.debug_validate();
         Ok(stored.body)
     }
 
@@ -518,20 +444,12 @@ impl<const D: usize> World<D> {
         let stored = self.stored_mut(handle)?;
         stored.body.pose = pose;
         let at = stored.at.clone();
-        let store = self.store_mut(motion);
-        for (i, f) in at.into_iter().zip(placed) {
+        let store = self.broad.store_mut(motion);
+        for (&i, f) in at.iter().zip(placed) {
             store.frames[i as usize] = f;
         }
-        match motion {
-            Motion::Fixed => self.fixed_fresh = false,
-            // Its pairs found apart no longer are, as far as we know.
-            Motion::Moving => {
-                if let Some(m) = self.stored(handle)?.at.first().and_then(|&i| self.moving.meta.get(i as usize)) {
-                    self.apart.teleported(m.rank);
-                }
-            }
-        }
-        self.contacts_current = false;
+        self.broad.reposed(motion, at.first().copied());
+        self.debug_validate();
         Ok(())
     }
 
@@ -614,7 +532,7 @@ impl<const D: usize> World<D> {
     pub fn frame(&self, id: FrameId) -> Result<Frame<D>, WorldError> {
         let stored = self.stored(id.body)?;
         let at = stored.at.get(id.index as usize).ok_or(WorldError::NoSuchFrame { body: id.body, index: id.index })?;
-        Ok(self.store(stored.body.motion).frames[*at as usize])
+        Ok(self.broad.store(stored.body.motion).frames[*at as usize])
     }
 
     /// Number of bodies.
@@ -653,10 +571,7 @@ impl<const D: usize> World<D> {
             // Live: just listed.
             let _ = self.remove(h);
         }
-        self.contacts.clear();
-        self.pairs.clear();
-        self.previous.clear();
-        self.events.clear();
+        self.narrow.clear();
         self.parked.clear();
     }
 
@@ -682,7 +597,7 @@ impl<const D: usize> World<D> {
     /// assert!(World2::new(WorldConfig::default()).contacts().is_empty());
     /// ```
     pub fn contacts(&self) -> &[Contact<D>] {
-        &self.contacts
+        &self.narrow.contacts
     }
 
     /// The pairs of bodies in contact during the last step, sorted, each
@@ -693,7 +608,7 @@ impl<const D: usize> World<D> {
     /// assert!(World2::new(WorldConfig::default()).body_pairs().is_empty());
     /// ```
     pub fn body_pairs(&self) -> &[(BodyHandle, BodyHandle)] {
-        &self.pairs
+        &self.narrow.pairs
     }
 
     /// Body pairs that started or ended touching at the last step, sorted.
@@ -710,7 +625,7 @@ impl<const D: usize> World<D> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn events(&self) -> &[ContactEvent] {
-        &self.events
+        &self.narrow.events
     }
 
     /// The frames whose (placed, at rest) boxes overlap `aabb`, closed test,
@@ -735,47 +650,9 @@ impl<const D: usize> World<D> {
         if aabb.is_empty() {
             return out;
         }
-        if self.fixed_fresh {
-            self.static_grid.query(aabb, |k| {
-                // The grid's boxes are rounded outward: confirm exactly.
-                if self.fixed.frames[k as usize].aabb().intersects(aabb) {
-                    out.push(self.fixed.meta[k as usize].id());
-                }
-            });
-        } else {
-            out.extend(self.fixed.live().filter(|(f, _)| f.aabb().intersects(aabb)).map(|(_, m)| m.id()));
-        }
-        self.query_moving(aabb, &mut out);
+        self.broad.query_box(aabb, &mut out);
         out.sort_unstable();
         out
-    }
-
-    /// The moving frames whose boxes meet `aabb`. Until a moving body is
-    /// inserted, removed or re-posed after a step, the step's moving list
-    /// holds each listed frame's box swept over that step, which contains
-    /// its box now: the list's query gives a superset, confirmed exactly.
-    /// Frames of large bodies (left out of the list when they reach
-    /// nothing) are tested one by one; so is everything when the list is
-    /// out of date.
-    fn query_moving(&self, aabb: &Aabb<D>, out: &mut Vec<FrameId>) {
-        let hit = |i: usize| self.moving.frames[i].aabb().intersects(aabb);
-        if !self.contacts_current {
-            out.extend(self.moving.live().filter(|(f, _)| f.aabb().intersects(aabb)).map(|(_, m)| m.id()));
-            return;
-        }
-        // Without large bodies every frame is listed: no per-frame test.
-        let any_large = self.largest_body >= step::LARGE_BODY;
-        let large = |i: usize| any_large && self.body_frames[self.moving.meta[i].rank as usize] >= step::LARGE_BODY;
-        // The list's ids are store indices (kept so by `follow_slot_order`).
-        self.moving_grid.query(aabb, |i| {
-            let i = i as usize;
-            if !large(i) && hit(i) {
-                out.push(self.moving.meta[i].id());
-            }
-        });
-        if any_large {
-            out.extend((0..self.moving.len()).filter(|&i| large(i) && hit(i)).map(|i| self.moving.meta[i].id()));
-        }
     }
 
     /// The frames that intersect `frame` (placed frames taken at rest;
@@ -826,7 +703,7 @@ impl<const D: usize> World<D> {
     /// # Ok::<(), fmbgrid::WorldError>(())
     /// ```
     pub fn cell_size(&self) -> f64 {
-        self.cell.base()
+        self.broad.cell.base()
     }
 
     /// Bytes held by the broad phase (grids and flat frame lists), for the
@@ -837,21 +714,9 @@ impl<const D: usize> World<D> {
     /// assert!(World2::new(WorldConfig::default()).broad_phase_memory() < 1024);
     /// ```
     pub fn broad_phase_memory(&self) -> usize {
-        self.static_grid.memory()
-            + self.moving_grid.memory()
-            + self.near_fixed.memory()
-            + self.apart.memory()
-            + self.proximity_grid.memory()
+        self.broad.memory()
             + self.proximity.capacity() * size_of::<proximity::Proximity<D>>()
-            + self.body_grid.memory()
-            + (self.active.capacity() + self.body_frames.capacity()) * 4
-            + self.body_boxes.capacity() * size_of::<Aabb<D>>()
-            + (self.body_links.capacity() + self.body_link_starts.capacity()) * 4
-            + (self.body_fixed.capacity() + self.body_fixed_starts.capacity()) * 4
-            + self.fixed.meta_memory()
-            + self.moving.meta_memory()
-            + (self.moving_bodies.capacity() + self.slot_rank.capacity() + self.rank_scratch.capacity()) * 4
-            + (self.body_shift.capacity() + self.next_shift.capacity()) * size_of::<[f64; D]>()
+            + (self.motion.shifts.capacity() + self.motion.next_shifts.capacity()) * size_of::<[f64; D]>()
     }
 
     fn stored(&self, h: BodyHandle) -> Result<&Stored<D>, WorldError> {
@@ -868,95 +733,49 @@ impl<const D: usize> World<D> {
         }
     }
 
-    /// Marks the store of `motion` for compaction (and, for fixed frames,
-    /// the static grid for a rebuild) at the next step.
-    fn mark_changed(&mut self, motion: Motion) {
-        self.contacts_current = false;
-        match motion {
-            Motion::Fixed => self.fixed_fresh = false,
-            Motion::Moving => self.moving_fresh = false,
-        }
-    }
-
     fn generation(&self, slot: u32) -> u32 {
         self.slots[slot as usize].generation
     }
 
-    fn store(&self, motion: Motion) -> &Store<D> {
-        match motion {
-            Motion::Fixed => &self.fixed,
-            Motion::Moving => &self.moving,
-        }
+    /// [`World::validate`], in debug builds only.
+    #[inline(always)]
+    fn debug_validate(&self) {
+        #[cfg(debug_assertions)]
+        self.validate();
     }
 
-    fn store_mut(&mut self, motion: Motion) -> &mut Store<D> {
-        match motion {
-            Motion::Fixed => &mut self.fixed,
-            Motion::Moving => &mut self.moving,
-        }
-    }
-
-    /// Brings the stores, the cell size and the static grid up to date with
-    /// the bodies inserted, removed or re-posed since the last step.
-    fn refresh(&mut self) {
-        if !self.fixed_fresh {
-            self.cell = match self.config.cell_size {
-                Some(w) => CellSize::new(w),
-                None => {
-                    let all = self.fixed.live().chain(self.moving.live()).map(|(f, _)| f.aabb());
-                    cell_size_for(all, &mut self.scratch)
-                }
-            };
-            self.compact(Motion::Fixed);
-            self.build_static_grid();
-            self.fixed_fresh = true;
-        }
-        if !self.moving_fresh {
-            if self.fixed.len() == 0 && self.config.cell_size.is_none() {
-                self.cell = cell_size_for(self.moving.live().map(|(f, _)| f.aabb()), &mut self.scratch);
+    /// Panics unless the invariants the world and its subsystems state on
+    /// their fields hold: the slots and their count, every body's frames
+    /// where it says they are, the broad phase's lists and ranks, and the
+    /// contacts naming live frames while current. Linear in the frames:
+    /// run after every step and change in debug builds.
+    #[doc(hidden)]
+    pub fn validate(&self) {
+        assert_eq!(self.len, self.slots.iter().filter(|s| s.stored.is_some()).count(), "live body count");
+        assert!(self.free.iter().all(|&i| self.slots[i as usize].stored.is_none()), "a free slot holds a body");
+        let mut spinning = 0;
+        for (slot, s) in self.slots.iter().enumerate() {
+            let Some(st) = &s.stored else { continue };
+            spinning += usize::from(st.body.motion == Motion::Moving && st.body.angular_velocity != [0.0; 3]);
+            assert_eq!(st.at.len(), st.body.frames.len(), "one placed frame a body frame");
+            let store = self.broad.store(st.body.motion);
+            for (k, &i) in st.at.iter().enumerate() {
+                let m = store.meta[i as usize];
+                assert_eq!((m.slot, m.generation, m.frame), (slot as u32, s.generation, k as u32), "frame placement");
             }
-            self.compact(Motion::Moving);
-            self.moving_bodies.clear();
-            self.moving_bodies.extend(self.moving.meta.iter().filter(|m| m.frame == 0).map(|m| m.slot));
-            self.moving_bodies.sort_unstable();
-            self.body_frames.clear();
-            self.body_frames.resize(self.moving_bodies.len(), 0);
-            for m in &mut self.moving.meta {
-                // Present: `moving_bodies` lists the slot of every moving frame.
-                m.rank = self.moving_bodies.binary_search(&m.slot).unwrap_or(0) as u32;
-                self.body_frames[m.rank as usize] += 1;
-            }
-            self.largest_body = self.body_frames.iter().copied().max().unwrap_or(0);
-            self.rank_slots();
-            self.moving_fresh = true;
+        }
+        assert_eq!(spinning, self.spinning, "spinning bodies");
+        self.broad.validate(self.slots.len());
+        if self.narrow.is_current(&self.broad) {
+            let named = |id: FrameId| self.frame(id).is_ok();
+            assert!(self.narrow.contacts.iter().all(|c| named(c.a) && named(c.b)), "contacts name live frames");
         }
     }
+}
 
-    /// The fixed frames' cell list, built once per change of the fixed set
-    /// and only queried: its build scratch is freed.
-    fn build_static_grid(&mut self) {
-        let frames = &self.fixed.frames;
-        self.static_grid.build(self.cell, frames.len(), |k| (frames[k].aabb(), k as u32), None);
-        self.static_grid.release_scratch();
-        self.near_fixed.clear();
-    }
-
-    /// Compacts and spatially orders one store, updating the bodies' indices.
-    fn compact(&mut self, motion: Motion) {
-        let mut store = std::mem::take(self.store_mut(motion));
-        // The moving store is re-sorted every few steps: it keeps its scratch.
-        store.compact(&self.cell, motion == Motion::Moving, |m, i| {
-            if let Some(stored) = &mut self.slots[m.slot as usize].stored {
-                stored.at[m.frame as usize] = i;
-            }
-        });
-        *self.store_mut(motion) = store;
-        // Store indices changed: the pairs remembered apart name others.
-        self.apart_stale = true;
-        if motion == Motion::Moving {
-            self.unsorted_steps = 0;
-        }
-    }
+/// True when `h` names a live body of `slots`.
+fn live<const D: usize>(slots: &[Slot<D>], h: BodyHandle) -> bool {
+    matches!(slots.get(h.index as usize), Some(Slot { generation, stored: Some(_) }) if *generation == h.generation)
 }
 
 /// The body's frames placed at its pose.

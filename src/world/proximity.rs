@@ -18,7 +18,7 @@
 //! box (grown by `δ`), and queries only the fixed frames its body reaches,
 //! so two meshes far apart cost little more than their boxes.
 
-use super::step::{FIXED_MANY, LARGE_BODY};
+use super::broad_phase::FIXED_MANY;
 use super::store::Meta;
 use super::{FrameId, World};
 use crate::error::WorldError;
@@ -71,51 +71,36 @@ impl<const D: usize> World<D> {
         if !(delta.is_finite() && delta >= 0.0) {
             return Err(WorldError::BadTolerance { delta });
         }
-        self.refresh();
-        let half = delta / 2.0;
-        self.list_for_proximity(delta);
-        let (moving, active) = (&self.moving, &self.active);
-        let item = |k: usize| {
-            let i = active[k] as usize;
-            (moving.frames[i].aabb().grown(half), i as u32)
-        };
-        let body = |k: usize| moving.meta[active[k] as usize].rank;
-        let mut list = std::mem::take(&mut self.proximity_grid);
-        list.build(self.cell, active.len(), item, Some(&body));
-        let mut out = std::mem::take(&mut self.proximity);
+        self.broad.refresh(self.config.cell_size, &mut self.slots);
+        self.broad.list_grown(delta);
+        let (broad, out) = (&self.broad, &mut self.proximity);
+        let (moving, list) = (&broad.moving, broad.grown_list());
         out.clear();
         let frame = |i: usize| (&moving.frames[i], &moving.meta[i]);
         let mut fits = true;
         for p in 0..list.len() {
             let f = frame(list.item(p) as usize);
-            list.partners(p, |q| fits = fits && within(delta, f, frame(list.item(q) as usize), &mut out));
+            list.partners(p, |q| fits = fits && within(delta, f, frame(list.item(q) as usize), out));
         }
-        if !self.static_grid.is_empty() {
-            let fixed = |k: u32| (&self.fixed.frames[k as usize], &self.fixed.meta[k as usize]);
+        if !broad.static_grid.is_empty() {
+            let fixed = |k: u32| (&broad.fixed.frames[k as usize], &broad.fixed.meta[k as usize]);
             for i in 0..moving.len() {
                 let (f, m) = frame(i);
-                let r = m.rank as usize;
-                let near = if self.body_frames[r] < LARGE_BODY {
-                    &[FIXED_MANY][..]
-                } else {
-                    &self.body_fixed[self.body_fixed_starts[r] as usize..self.body_fixed_starts[r + 1] as usize]
-                };
-                match near {
+                match broad.body_fixed(m.rank) {
                     [FIXED_MANY, ..] => {
-                        self.static_grid.query(&f.aabb().grown(delta), |k| {
-                            fits = fits && within(delta, (f, m), fixed(k), &mut out);
+                        broad.static_grid.query(&f.aabb().grown(delta), |k| {
+                            fits = fits && within(delta, (f, m), fixed(k), out);
                         });
                     }
                     few => {
                         let b = f.aabb().grown(delta);
-                        for &k in few.iter().filter(|&&k| b.intersects(&self.fixed.frames[k as usize].aabb())) {
-                            fits = fits && within(delta, (f, m), fixed(k), &mut out);
+                        for &k in few.iter().filter(|&&k| b.intersects(&broad.fixed.frames[k as usize].aabb())) {
+                            fits = fits && within(delta, (f, m), fixed(k), out);
                         }
                     }
                 }
             }
         }
-        self.proximity_grid = list;
         if !fits {
             let bytes = out.len().saturating_mul(2 * size_of::<Proximity<D>>());
             // Given back: the next query starts small again.
@@ -123,32 +108,8 @@ impl<const D: usize> World<D> {
             return Err(WorldError::OutOfMemory { bytes });
         }
         out.sort_unstable_by_key(|x| (x.a, x.b));
-        self.proximity = out;
+        self.debug_validate();
         Ok(&self.proximity)
-    }
-
-    /// The moving frames that may have a partner within `delta` (store
-    /// indices, into `active`): all of them, but for bodies of many frames
-    /// (meshes) only those whose box grown by `delta / 2` reaches another
-    /// moving body's box grown by `delta` (as `step` does with swept boxes,
-    /// through the same body links). Also links each large body to the
-    /// fixed frames its grown box reaches (`body_fixed`).
-    fn list_for_proximity(&mut self, delta: f64) {
-        self.active.clear();
-        if self.largest_body < LARGE_BODY {
-            self.active.extend(0..self.moving.len() as u32);
-            return;
-        }
-        self.link_bodies(|f, _| f.aabb().grown(delta));
-        let (links, starts) = (&self.body_links, &self.body_link_starts);
-        for (i, (f, m)) in self.moving.frames.iter().zip(&self.moving.meta).enumerate() {
-            let r = m.rank as usize;
-            let b = f.aabb().grown(delta / 2.0);
-            let near = &links[starts[r] as usize..starts[r + 1] as usize];
-            if self.body_frames[r] < LARGE_BODY || near.iter().any(|&o| b.intersects(&self.body_boxes[o as usize])) {
-                self.active.push(i as u32);
-            }
-        }
     }
 }
 

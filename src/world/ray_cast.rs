@@ -12,7 +12,6 @@
 //! (in cells) than the world has frames tests every frame once instead:
 //! the cost is bounded by the world's size, whatever the ray.
 
-use super::step::LARGE_BODY;
 use super::store::Store;
 use super::{FrameId, World, check_vector};
 use crate::aabb::Aabb;
@@ -133,42 +132,37 @@ impl<const D: usize> World<D> {
         let speed = dir.iter().map(|x| x * x).sum::<f64>().sqrt();
         // A ray longer in cells than the world has frames costs more walked
         // than every frame tested once: test them all.
-        let frames = self.fixed.len() + self.moving.len();
+        let (fixed, moving) = (&self.broad.fixed, &self.broad.moving);
+        let frames = fixed.len() + moving.len();
         let all = |store: &Store<D>, visit: &mut dyn FnMut(FrameId, &Frame<D>) -> f64| {
             for (f, m) in store.live() {
                 visit(m.id(), f);
             }
         };
-        if max_time * speed / self.cell.base() > frames.max(64) as f64 {
-            all(&self.fixed, &mut visit);
-            all(&self.moving, &mut visit);
+        if max_time * speed / self.broad.cell.base() > frames.max(64) as f64 {
+            all(fixed, &mut visit);
+            all(moving, &mut visit);
             return;
         }
-        if self.fixed_fresh {
-            let store = &self.fixed;
-            walk_ray(&self.static_grid, &origin, &dir, max_time, |p| {
-                let k = self.static_grid.item(p) as usize;
-                visit(store.meta[k].id(), &store.frames[k])
-            });
-        } else {
-            all(&self.fixed, &mut visit);
+        match self.broad.fixed_list() {
+            Some(list) => walk_ray(list, &origin, &dir, max_time, |p| {
+                let k = list.item(p) as usize;
+                visit(fixed.meta[k].id(), &fixed.frames[k])
+            }),
+            None => all(fixed, &mut visit),
         }
-        if !self.contacts_current {
-            all(&self.moving, &mut visit);
+        let Some(list) = self.broad.moving_list() else {
+            all(moving, &mut visit);
             return;
-        }
-        // The list's ids are store indices; frames of large bodies are not
-        // in it (`World::query_moving`).
-        let large = |i: usize| {
-            self.largest_body >= LARGE_BODY && self.body_frames[self.moving.meta[i].rank as usize] >= LARGE_BODY
         };
-        let store = &self.moving;
-        walk_ray(&self.moving_grid, &origin, &dir, max_time, |p| {
-            let i = self.moving_grid.item(p) as usize;
-            if large(i) { max_time } else { visit(store.meta[i].id(), &store.frames[i]) }
+        // The list's ids are store indices; frames of large bodies may not
+        // be in it (`BroadPhase::query_box`).
+        walk_ray(list, &origin, &dir, max_time, |p| {
+            let i = list.item(p) as usize;
+            if self.broad.unlisted(i) { max_time } else { visit(moving.meta[i].id(), &moving.frames[i]) }
         });
-        for i in (0..store.len()).filter(|&i| large(i)) {
-            visit(store.meta[i].id(), &store.frames[i]);
+        for i in (0..moving.len()).filter(|&i| self.broad.unlisted(i)) {
+            visit(moving.meta[i].id(), &moving.frames[i]);
         }
     }
 }

@@ -97,11 +97,8 @@ impl<const D: usize> World<D> {
             let turned = stored.body.angular_velocity != [0.0; 3];
             stored.body.velocity = [0.0; D];
             stored.body.angular_velocity = [0.0; 3];
-            if turned {
-                self.spinning -= 1;
-                self.apart_stale = true;
-            }
-            self.contacts_current = false;
+            self.spinning -= usize::from(turned);
+            self.broad.stopped(turned);
         }
     }
 
@@ -120,7 +117,7 @@ impl<const D: usize> World<D> {
         }
         let runaways = std::mem::take(&mut self.runaways);
         for f in &runaways {
-            if let Some(d) = self.next_shift.get_mut(f.rank as usize) {
+            if let Some(d) = self.motion.next_shifts.get_mut(f.rank as usize) {
                 *d = [0.0; D];
             }
             let h = self.handle_of(f.slot);

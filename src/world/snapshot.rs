@@ -109,16 +109,20 @@ impl<const D: usize> World<D> {
         };
         WorldSnapshot {
             config: self.config,
-            cell_size: self.cell.base(),
+            cell_size: self.broad.cell.base(),
             slots,
             free: self.free.clone(),
-            fixed_fresh: self.fixed_fresh,
-            moving_fresh: self.moving_fresh,
-            fixed: placed(&self.fixed),
-            moving: placed(&self.moving),
-            moving_bodies: if self.moving_fresh { self.moving_bodies.clone() } else { Vec::new() },
-            unsorted_steps: self.unsorted_steps,
-            pairs: self.pairs.clone(),
+            fixed_fresh: self.broad.is_fresh(Motion::Fixed),
+            moving_fresh: self.broad.is_fresh(Motion::Moving),
+            fixed: placed(&self.broad.fixed),
+            moving: placed(&self.broad.moving),
+            moving_bodies: if self.broad.is_fresh(Motion::Moving) {
+                self.broad.moving_bodies.clone()
+            } else {
+                Vec::new()
+            },
+            unsorted_steps: self.broad.unsorted_steps(),
+            pairs: self.narrow.pairs.clone(),
         }
     }
 
@@ -145,25 +149,20 @@ impl<const D: usize> World<D> {
         check_config(&s.config)?;
         check_cell_size(&s.config, s.cell_size)?;
         let mut world = World::new(s.config);
-        world.cell = CellSize::new(s.cell_size);
+        world.broad.cell = CellSize::new(s.cell_size);
         world.slots = s.slots.into_iter().map(slot).collect::<Result<_, _>>()?;
         world.len = world.slots.iter().filter(|s| s.stored.is_some()).count();
         check_free(&world.slots, &s.free)?;
         world.free = s.free;
         let fresh = (s.fixed_fresh, s.moving_fresh);
-        world.fixed = store(s.fixed, Motion::Fixed, fresh, &world.slots)?;
-        world.moving = store(s.moving, Motion::Moving, fresh, &world.slots)?;
+        world.broad.fixed = store(s.fixed, Motion::Fixed, fresh, &world.slots)?;
+        world.broad.moving = store(s.moving, Motion::Moving, fresh, &world.slots)?;
         check_placement(&world)?;
         check_positions(&world)?;
         check_pairs(&world.slots, &s.pairs)?;
-        world.pairs = s.pairs;
-        world.unsorted_steps = s.unsorted_steps;
-        world.fixed_fresh = s.fixed_fresh;
-        if s.fixed_fresh {
-            world.build_static_grid();
-        }
+        world.narrow.pairs = s.pairs;
+        world.broad.restored(fresh, s.unsorted_steps);
         world.spinning = world.count_spinning();
-        world.moving_fresh = s.moving_fresh;
         if s.moving_fresh {
             world.rank_restored(s.moving_bodies)?;
         } else if !s.moving_bodies.is_empty() {
@@ -188,7 +187,7 @@ impl<const D: usize> World<D> {
             return Err(bad);
         }
         let mut frames = vec![0u32; moving_bodies.len()];
-        for m in self.moving.meta.iter().filter(|m| m.live()) {
+        for m in self.broad.moving.meta.iter().filter(|m| m.live()) {
             match moving_bodies.get(m.rank as usize) {
                 Some(&slot) if slot == m.slot => frames[m.rank as usize] += 1,
                 _ => return Err(bad),
@@ -198,11 +197,8 @@ impl<const D: usize> World<D> {
         if frames.contains(&0) {
             return Err(bad);
         }
-        self.largest_body = frames.iter().copied().max().unwrap_or(0);
-        self.body_shift = vec![[0.0; D]; moving_bodies.len()];
-        self.body_frames = frames;
-        self.moving_bodies = moving_bodies;
-        self.rank_slots();
+        self.motion.shifts = vec![[0.0; D]; moving_bodies.len()];
+        self.broad.set_ranks(moving_bodies, frames, self.slots.len());
         Ok(())
     }
 }
@@ -356,7 +352,7 @@ fn store<const D: usize>(
 fn check_placement<const D: usize>(world: &World<D>) -> Result<(), WorldError> {
     for (index, s) in world.slots.iter().enumerate() {
         let Some(st) = &s.stored else { continue };
-        let store = world.store(st.body.motion);
+        let store = world.broad.store(st.body.motion);
         for (k, &i) in st.at.iter().enumerate() {
             match store.meta.get(i as usize) {
                 Some(m) if m.slot == index as u32 && m.frame == k as u32 => {}
@@ -376,7 +372,7 @@ fn check_placement<const D: usize>(world: &World<D>) -> Result<(), WorldError> {
 /// too: its box is the placement's up to that round-off (as [`near`]).
 fn check_positions<const D: usize>(world: &World<D>) -> Result<(), WorldError> {
     for st in world.slots.iter().filter_map(|s| s.stored.as_ref()) {
-        let store = world.store(st.body.motion);
+        let store = world.broad.store(st.body.motion);
         for (own, &i) in st.body.frames.iter().zip(&st.at) {
             // In range: checked by `check_placement`.
             let placed = store.frames.get(i as usize);

@@ -95,34 +95,36 @@ impl<const D: usize> World<D> {
         stored.body.angular_velocity = omega;
         self.spinning = self.spinning + usize::from(now) - usize::from(was);
         // The pairs remembered apart were certified for translation only.
-        self.apart_stale = true;
+        self.broad.turns_changed();
+        self.debug_validate();
         Ok(())
     }
 
-    /// The step's turns by moving body rank (`rank_spins`), or none when
-    /// no body turns.
-    pub(super) fn rank_turns(&mut self) {
-        self.rank_spins.clear();
+    /// The turns of a step of `dt` by moving body rank (`motion.spins`),
+    /// or none when no body turns.
+    pub(super) fn rank_turns(&mut self, dt: f64) {
+        self.motion.spins.clear();
         if self.spinning > 0 {
-            let (slots, dt) = (&self.slots, self.step_dt);
-            self.rank_spins.extend(self.moving_bodies.iter().map(|&slot| spin_of(slots, slot, dt)));
+            let slots = &self.slots;
+            self.motion.spins.extend(self.broad.moving_bodies.iter().map(|&slot| spin_of(slots, slot, dt)));
         }
     }
 
     /// Before the step's advance: the spinning bodies' spins and their
     /// frames at the step's start (for the later look-ups of
     /// [`World::step_frame`]).
-    pub(super) fn remember_turns(&mut self) {
-        self.turns.clear();
-        self.turned_frames.clear();
-        for &slot in &self.moving_bodies {
-            let Some(spin) = spin_of(&self.slots, slot, self.step_dt) else { continue };
+    pub(super) fn remember_turns(&mut self, dt: f64) {
+        let motion = &mut self.motion;
+        motion.turns.clear();
+        motion.turned_frames.clear();
+        for &slot in &self.broad.moving_bodies {
+            let Some(spin) = spin_of(&self.slots, slot, dt) else { continue };
             let Some(stored) = &self.slots[slot as usize].stored else { continue };
             let body = BodyHandle { index: slot, generation: self.slots[slot as usize].generation };
-            self.turns.insert(body, spin);
+            motion.turns.insert(body, spin);
             for (index, &at) in stored.at.iter().enumerate() {
                 let id = FrameId { body, index: index as u32 };
-                self.turned_frames.insert(id, self.moving.frames[at as usize]);
+                motion.turned_frames.insert(id, self.broad.moving.frames[at as usize]);
             }
         }
     }
@@ -130,7 +132,7 @@ impl<const D: usize> World<D> {
     /// After the step's translation: the spinning bodies' poses turn about
     /// their reference points and their frames are placed anew.
     pub(super) fn turn_bodies(&mut self) {
-        for (body, spin) in &self.turns {
+        for (body, spin) in &self.motion.turns {
             let Some(stored) = &mut self.slots[body.index as usize].stored else { continue };
             let linear = stored.body.pose.linear().map(|c| spin.rotate(&c, 1.0));
             // A rotation of a valid pose is valid (same lengths and
@@ -141,7 +143,7 @@ impl<const D: usize> World<D> {
             }
             for (frame, &at) in stored.body.frames.iter().zip(&stored.at) {
                 if let Ok(placed) = stored.body.pose.transform_frame(frame) {
-                    self.moving.frames[at as usize] = placed;
+                    self.broad.moving.frames[at as usize] = placed;
                 }
             }
         }
@@ -150,7 +152,7 @@ impl<const D: usize> World<D> {
     /// The frame `id` and its spin as the last step tested them, when its
     /// body turned in that step.
     pub(super) fn turned_frame(&self, id: FrameId) -> Option<(Frame<D>, Spin<D>)> {
-        Some((*self.turned_frames.get(&id)?, *self.turns.get(&id.body)?))
+        Some((*self.motion.turned_frames.get(&id)?, *self.motion.turns.get(&id.body)?))
     }
 
     /// The number of moving bodies with an angular velocity.

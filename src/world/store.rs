@@ -7,9 +7,9 @@
 //! Morton curve of their cells, so frames near in space are near in memory
 //! and the candidate pass reads the stores nearly sequentially.
 
-use super::body::{BodyHandle, FrameId};
 use crate::frame::Frame;
 use crate::grid::{CellSize, MAX_ITEMS, morton};
+use crate::ids::{BodyHandle, FrameId};
 
 /// Slot value of a removed frame awaiting compaction.
 pub(crate) const DEAD: u32 = u32::MAX;

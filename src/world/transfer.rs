@@ -20,7 +20,7 @@ impl<const D: usize> World<D> {
     /// The body of `handle` with its frames as placed now.
     pub(crate) fn placed(&self, handle: BodyHandle) -> Result<Placed<D>, WorldError> {
         let stored = self.stored(handle)?;
-        let store = self.store(stored.body.motion);
+        let store = self.broad.store(stored.body.motion);
         let frames = stored.at.iter().map(|&i| store.frames[i as usize]).collect();
         Ok(Placed { body: stored.body.clone(), frames })
     }
@@ -29,7 +29,7 @@ impl<const D: usize> World<D> {
     /// with those frames as placed now; nothing else of it copied.
     pub(crate) fn placed_subset(&self, handle: BodyHandle, indices: &[u32]) -> Result<Placed<D>, WorldError> {
         let stored = self.stored(handle)?;
-        let store = self.store(stored.body.motion);
+        let store = self.broad.store(stored.body.motion);
         let b = &stored.body;
         let pick = |k: &u32| stored.at.get(*k as usize).map(|&i| (b.frames[*k as usize], store.frames[i as usize]));
         let (own, frames): (Vec<_>, Vec<_>) = indices
@@ -58,7 +58,7 @@ impl<const D: usize> World<D> {
         handle: BodyHandle,
     ) -> Result<(&Body<D>, impl Iterator<Item = &Frame<D>>), WorldError> {
         let stored = self.stored(handle)?;
-        let store = self.store(stored.body.motion);
+        let store = self.broad.store(stored.body.motion);
         Ok((&stored.body, stored.at.iter().map(|&i| &store.frames[i as usize])))
     }
 
@@ -93,7 +93,7 @@ impl<const D: usize> World<D> {
         let motion = placed.body.motion;
         let handle = self.insert(placed.body)?;
         let at = self.stored(handle)?.at.clone();
-        let store = self.store_mut(motion);
+        let store = self.broad.store_mut(motion);
         for (&i, f) in at.iter().zip(placed.frames) {
             store.frames[i as usize] = f;
         }

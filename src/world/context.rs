@@ -1,0 +1,45 @@
+//! What a step moves the moving bodies by: computed once at its start
+//! ([`StepMotion`], kept after it), and handed to each stage by reference
+//! ([`StepContext`]) instead of being stored and read back.
+
+use crate::frame::Frame;
+use crate::ids::{BodyHandle, FrameId};
+use crate::narrow::Spin;
+
+/// The moving bodies' motion over the current (after it: the last) step,
+/// by rank. Ranks are the broad phase's: its re-ranking permutes `shifts`
+/// with them, so that the look-ups after the step ([`World::step_frame`])
+/// find each body's displacement.
+///
+/// [`World::step_frame`]: super::World::step_frame
+#[derive(Clone, Debug, Default)]
+pub(super) struct StepMotion<const D: usize> {
+    /// Per moving body (by rank): its displacement over the step.
+    pub shifts: Vec<[f64; D]>,
+    /// The next step's displacements while they are checked (and scratch
+    /// of the re-ranking).
+    pub next_shifts: Vec<[f64; D]>,
+    /// The step's turns by rank; empty when no body turns.
+    pub spins: Vec<Option<Spin<D>>>,
+    /// The last step's turns, and the spinning bodies' frames at its start
+    /// (`spin.rs`).
+    pub turns: hashbrown::HashMap<BodyHandle, Spin<D>>,
+    pub turned_frames: hashbrown::HashMap<FrameId, Frame<D>>,
+}
+
+/// One step's inputs to its stages, by moving body rank: the displacements
+/// and turns over the step (borrowed from [`StepMotion`]; the stages need
+/// no more of `dt` than these).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StepContext<'a, const D: usize> {
+    pub shifts: &'a [[f64; D]],
+    /// Empty when no body turns.
+    pub spins: &'a [Option<Spin<D>>],
+}
+
+impl<const D: usize> StepMotion<D> {
+    /// The context of the step whose motion this holds.
+    pub fn context(&self) -> StepContext<'_, D> {
+        StepContext { shifts: &self.shifts, spins: &self.spins }
+    }
+}

@@ -1,0 +1,328 @@
+//! The narrow phase of a step: the broad phase's candidate pairs through
+//! FMB into contacts, then body pairs and events (steps 4–6 of `step.rs`).
+//!
+//! [`NarrowPhase`] owns the per-chunk buffers the candidate pass writes in
+//! parallel, and the step's results: contacts, body pairs and events.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[cfg(feature = "parallel")]
+use rayon::prelude::*;
+
+use super::apart::{ApartPairs, fixed_key, moving_key};
+use super::broad_phase::BroadPhase;
+use super::context::StepContext;
+use super::spin::spinning_contact;
+use super::store::Meta;
+use super::{Slot, WorldConfig};
+use crate::aabb::Aabb;
+use crate::contact::{Contact, ContactDetail, ContactEvent};
+use crate::error::WorldError;
+use crate::frame::Frame;
+use crate::ids::BodyHandle;
+use crate::narrow::{gap_exceeding, intersect, overlap_interval};
+use crate::pairs::{FixedSide, Partner, for_each_candidate};
+
+/// Moving-list slots per parallel task: large enough to amortise
+/// scheduling, small enough to balance two to a few dozen threads.
+pub(super) const CHUNK: usize = 1024;
+
+/// Slots between two checks of whether another chunk ran out of memory.
+const STOP_CHECK: usize = 64;
+
+/// The narrow phase's buffers and the step's results.
+#[derive(Clone, Debug, Default)]
+pub(super) struct NarrowPhase<const D: usize> {
+    /// One per chunk of the moving list's slots; never shrunk, so that a
+    /// chunk's buffers keep their capacity for later steps.
+    chunks: Vec<Chunk<D>>,
+    /// The last step's contacts, in the moving list's slot order.
+    pub contacts: Vec<Contact<D>>,
+    /// The last step's body pairs, sorted, each once; and the step's before.
+    pub pairs: Vec<(BodyHandle, BodyHandle)>,
+    previous: Vec<(BodyHandle, BodyHandle)>,
+    /// Scratch of the body pairs' sort; room for one key a contact.
+    pair_keys: Vec<u64>,
+    /// Body pairs that started or ended touching at the last step, sorted.
+    pub events: Vec<ContactEvent>,
+    /// The broad phase's count of changes when the contacts were found:
+    /// while it has not changed, they name the frames as stored.
+    stepped_at: Option<u64>,
+}
+
+/// One parallel chunk's reused buffers: its contacts, and the scratch of
+/// its fixed partners' queries.
+#[derive(Clone, Debug, Default)]
+struct Chunk<const D: usize> {
+    contacts: Vec<Contact<D>>,
+    fixed: Vec<u32>,
+}
+
+/// What the candidate pass asks of each pair: the world's settings, and
+/// whether rejections are remembered (no body turns).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Narrowing {
+    pub detail: ContactDetail,
+    pub spin_tolerance: Option<f64>,
+    pub coherent: bool,
+}
+
+impl Narrowing {
+    /// The world's settings, with `spinning` bodies.
+    pub fn new(config: &WorldConfig, spinning: bool) -> Self {
+        // Temporal coherence only while no body turns: a turn moves a
+        // body's points farther than its odometer (its translation) says.
+        let coherent = config.detail != ContactDetail::Candidates && !spinning;
+        Narrowing { detail: config.detail, spin_tolerance: config.spin_tolerance, coherent }
+    }
+}
+
+impl<const D: usize> NarrowPhase<D> {
+    /// True while the contacts name the frames as the broad phase stores
+    /// them: from a step until a body is inserted, removed, re-posed or
+    /// parked.
+    pub fn is_current(&self, broad: &BroadPhase<D>) -> bool {
+        self.stepped_at == Some(broad.edits())
+    }
+
+    /// The step is over: its contacts describe the broad phase as it is.
+    pub fn stepped(&mut self, broad: &BroadPhase<D>) {
+        self.stepped_at = Some(broad.edits());
+    }
+
+    /// Forgets the results (not the step they describe).
+    pub fn clear(&mut self) {
+        self.contacts.clear();
+        self.pairs.clear();
+        self.previous.clear();
+        self.events.clear();
+    }
+
+    /// Steps 4–6: candidates, FMB, contacts in deterministic order. The
+    /// contact buffers grow fallibly: contacts that do not fit in memory
+    /// (a scene where everything overlaps everything) are an error, with
+    /// the last step's contacts untouched.
+    pub fn find_contacts(
+        &mut self,
+        broad: &BroadPhase<D>,
+        ctx: &StepContext<'_, D>,
+        how: Narrowing,
+    ) -> Result<(), WorldError> {
+        let n = broad.moving_grid.len();
+        let count = n.div_ceil(CHUNK);
+        let chunks = &mut self.chunks;
+        if chunks.len() < count {
+            chunks.resize_with(count, Chunk::default);
+        }
+        // Set by the first chunk out of memory: the others stop early.
+        let failed = AtomicBool::new(false);
+        let run = |(c, chunk): (usize, &mut Chunk<D>)| {
+            chunk.contacts.clear();
+            let (start, end) = (c * CHUNK, n.min((c + 1) * CHUNK));
+            for from in (start..end).step_by(STOP_CHECK) {
+                if failed.load(Ordering::Relaxed) {
+                    return false;
+                }
+                if !contacts_in(broad, ctx, how, from..end.min(from + STOP_CHECK), chunk) {
+                    failed.store(true, Ordering::Relaxed);
+                    return false;
+                }
+            }
+            true
+        };
+        #[cfg(feature = "parallel")]
+        let fits = chunks[..count].par_iter_mut().enumerate().map(run).reduce(|| true, |a, b| a & b);
+        #[cfg(not(feature = "parallel"))]
+        let fits = chunks[..count].iter_mut().enumerate().map(run).fold(true, |a, b| a & b);
+        let total: usize = chunks[..count].iter().map(|c| c.contacts.len()).sum();
+        let bytes = total.saturating_mul(size_of::<Contact<D>>());
+        let fits = fits && self.contacts.try_reserve(total.saturating_sub(self.contacts.len())).is_ok();
+        let fits = fits && self.pair_keys.try_reserve(total.saturating_sub(self.pair_keys.len())).is_ok();
+        if !fits {
+            for c in chunks.iter_mut() {
+                c.contacts = Vec::new();
+            }
+            return Err(WorldError::OutOfMemory { bytes });
+        }
+        self.contacts.clear();
+        for c in &chunks[..count] {
+            self.contacts.extend_from_slice(&c.contacts);
+        }
+        Ok(())
+    }
+
+    /// Step 6: body pairs of this step, and what started or ended (`slots`:
+    /// the world's, for the bodies' generations and whether they live).
+    pub fn update_events(&mut self, slots: &[Slot<D>]) {
+        std::mem::swap(&mut self.previous, &mut self.pairs);
+        // Sorted as packed slot indices: a step's bodies are live, so their
+        // slots name them, and the order is the handles' order.
+        self.pair_keys.clear();
+        let key = |c: &Contact<D>| u64::from(c.a.body.index) << 32 | u64::from(c.b.body.index);
+        let handle = |slot: u64| BodyHandle { index: slot as u32, generation: slots[slot as usize].generation };
+        let pair = |&k: &u64| (handle(k >> 32), handle(k & u64::from(u32::MAX)));
+        self.pairs.clear();
+        // Both buffers have room (reserved with the contacts): no allocation.
+        #[cfg(feature = "parallel")]
+        {
+            self.pair_keys.par_extend(self.contacts.par_iter().with_min_len(CHUNK).map(key));
+            self.pair_keys.par_sort_unstable();
+            self.pair_keys.dedup();
+            self.pairs.par_extend(self.pair_keys.par_iter().with_min_len(CHUNK).map(pair));
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            self.pair_keys.extend(self.contacts.iter().map(key));
+            self.pair_keys.sort_unstable();
+            self.pair_keys.dedup();
+            self.pairs.extend(self.pair_keys.iter().map(pair));
+        }
+        self.events.clear();
+        // Bodies removed since the previous step get no `Ended` event.
+        let live = |h: BodyHandle| super::live(slots, h);
+        let (mut i, mut j) = (0, 0);
+        while i < self.pairs.len() || j < self.previous.len() {
+            let (now, before) = (self.pairs.get(i), self.previous.get(j));
+            match (now, before) {
+                (Some(a), Some(b)) if a == b => {
+                    i += 1;
+                    j += 1;
+                }
+                (Some(&(x, y)), Some(b)) if (x, y) < *b => {
+                    self.events.push(ContactEvent::Started(x, y));
+                    i += 1;
+                }
+                (Some(&(x, y)), None) => {
+                    self.events.push(ContactEvent::Started(x, y));
+                    i += 1;
+                }
+                (_, Some(&(x, y))) => {
+                    if live(x) && live(y) {
+                        self.events.push(ContactEvent::Ended(x, y));
+                    }
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+        self.events.sort_unstable();
+    }
+}
+
+/// The contacts of the candidate pairs of a range of the moving list's
+/// slots, into the chunk's contacts; false when they did not fit in
+/// memory (the contacts are then short).
+fn contacts_in<const D: usize>(
+    broad: &BroadPhase<D>,
+    ctx: &StepContext<'_, D>,
+    how: Narrowing,
+    entries: std::ops::Range<usize>,
+    chunk: &mut Chunk<D>,
+) -> bool {
+    let out = &mut chunk.contacts;
+    let mut fits = true;
+    let (moving, fixed) = (&broad.moving, &broad.fixed);
+    let shifts = ctx.shifts;
+    let moved = |i: u32, m: &Meta| moving.frames[i as usize].moved(shifts[m.rank as usize]);
+    let (detail, apart, coherent) = (how.detail, &broad.apart, how.coherent);
+    // The narrow phase, unless the pair is remembered apart (`apart.rs`):
+    // item `i` of body rank `rank`, its partner `key` of body rank
+    // `other` (`None`: fixed). No odometer is read without a narrow phase.
+    let (spins, tolerance) = (ctx.spins, how.spin_tolerance);
+    let narrow = |i: u32, rank: u32, key: u32, other: Option<u32>, f: &Frame<D>, g: &Frame<D>| {
+        // A spinning pair: conservative.
+        if !spins.is_empty() {
+            let spin = |r: u32| spins.get(r as usize).copied().flatten();
+            let (sf, sg) = (spin(rank), other.and_then(spin));
+            if sf.is_some() || sg.is_some() {
+                return spinning_contact(detail, f, sf, g, sg, tolerance);
+            }
+        }
+        if !coherent {
+            return contact_of(detail, f, g);
+        }
+        let odo = apart.travelled(rank, other);
+        if apart.is_apart(i, key, odo[1]) {
+            return None;
+        }
+        let hit = contact_of(detail, f, g);
+        if hit.is_none() {
+            remember_apart(apart, i, key, odo, f, g);
+        }
+        hit
+    };
+    // The moving frame of the last slot's item, reused by its partners.
+    let mut current: Option<(u32, &Meta, Frame<D>)> = None;
+    let fixed_side = FixedSide { list: &broad.static_grid, near: &broad.near_fixed };
+    for_each_candidate(&broad.moving_grid, fixed_side, entries, &mut chunk.fixed, |item, partner| {
+        // Items are store indices.
+        let (me, frame) = match &current {
+            Some((c, me, f)) if *c == item => (*me, f),
+            _ => {
+                let me = &moving.meta[item as usize];
+                let (_, me, f) = current.insert((item, me, moved(item, me)));
+                (*me, &*f)
+            }
+        };
+        // The filter first: a refused pair costs no frame copy.
+        let hit = match partner {
+            Partner::Moving(j) => {
+                let other = &moving.meta[j as usize];
+                me.pairs_with(other)
+                    .then(|| (other, narrow(item, me.rank, moving_key(j), Some(other.rank), frame, &moved(j, other))))
+            }
+            Partner::Fixed(k) => {
+                let other = &fixed.meta[k as usize];
+                me.pairs_with(other)
+                    .then(|| (other, narrow(item, me.rank, fixed_key(k), None, frame, &fixed.frames[k as usize])))
+            }
+        };
+        if let Some((other, Some((aabb, time)))) = hit {
+            let (a, b) = (me.id(), other.id());
+            let (a, b) = if a < b { (a, b) } else { (b, a) };
+            if out.len() < out.capacity() || grow(out) {
+                out.push(Contact { a, b, aabb, time });
+            } else {
+                fits = false;
+            }
+        }
+    });
+    fits
+}
+
+/// Doubles a full contact buffer, fallibly (false when memory ran out).
+#[cold]
+fn grow<T>(out: &mut Vec<T>) -> bool {
+    out.try_reserve(out.len().max(64)).is_ok()
+}
+
+/// Remembers pair (`i`, `key`), which FMB found apart, when the gap it ends
+/// the step with outlasts at least one more step like this one (`odo`: the
+/// two odometers' sum at the step's start and end).
+#[inline]
+fn remember_apart<const D: usize>(apart: &ApartPairs, i: u32, key: u32, odo: [f64; 2], f: &Frame<D>, g: &Frame<D>) {
+    // A gap outrun within two steps at this step's pace saves at most one
+    // test, about what finding it costs: only longer ones are remembered
+    // (fast movers outrun most; measured in BENCHMARKS.md).
+    if let Some(gap) = gap_exceeding(f, g, 2.0 * (odo[1] - odo[0])) {
+        let threshold = gap + odo[1];
+        if threshold.is_finite() {
+            apart.remember(i, key, threshold);
+        }
+    }
+}
+
+/// The box and interval of a contact between two frames over the step
+/// (moving ones carry their displacement), in the detail asked for.
+#[inline(always)]
+fn contact_of<const D: usize>(detail: ContactDetail, f: &Frame<D>, g: &Frame<D>) -> Option<(Aabb<D>, [f64; 2])> {
+    match detail {
+        ContactDetail::ExactBox => intersect(f, g).map(|hit| (hit.aabb, hit.time)),
+        ContactDetail::Interval => {
+            let time = overlap_interval(f, g)?;
+            // Overlapping interiors: the swept boxes overlap.
+            Some((f.aabb().intersection(&g.aabb()).unwrap_or(Aabb::EMPTY), time))
+        }
+        ContactDetail::Candidates => f.aabb().intersection(&g.aabb()).map(|b| (b, [0.0, 1.0])),
+    }
+}
