@@ -151,6 +151,30 @@ fn world_contact_geometry(c: &mut Criterion) {
     g.finish();
 }
 
+/// `World::set_pose` on every body of the uniform 100k scene (each to a
+/// pose a little along x, back and forth): what a loop that drives its
+/// bodies by their poses pays before each step.
+fn world_set_pose(c: &mut Criterion) {
+    let mut g = c.benchmark_group("world/set_pose");
+    g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    let mut sim = scenes::uniform(100_000, 1).world(WorldConfig::default()).expect("valid scene");
+    sim.step();
+    let poses: Vec<_> = sim.world.bodies().map(|(h, b)| (h, b.pose())).collect();
+    g.throughput(Throughput::Elements(poses.len() as u64));
+    let mut shift = 0.01;
+    g.bench_function("uniform/100000/every body", |b| {
+        b.iter(|| {
+            shift = -shift;
+            for (h, p) in &poses {
+                let t = p.translation();
+                let pose = Pose::new(p.linear(), [t[0] + shift, t[1], t[2]]).expect("a valid pose");
+                sim.world.set_pose(*h, pose).expect("a live body");
+            }
+        })
+    });
+    g.finish();
+}
+
 fn run(c: &mut Criterion) {
     let threads = std::env::var("FMBGRID_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
     // Criterion is not `Send`: size the global pool instead of installing one.
@@ -164,6 +188,7 @@ fn run(c: &mut Criterion) {
     world_query(c);
     world_rays(c);
     world_contact_geometry(c);
+    world_set_pose(c);
 }
 
 criterion_group!(benches, run);

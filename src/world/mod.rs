@@ -194,6 +194,8 @@ pub struct World<const D: usize> {
     /// Bodies parked by the last step, and the step's runaways as found.
     parked: Vec<BodyHandle>,
     runaways: Vec<runaway::Found>,
+    /// Scratch of [`World::set_pose`]: a body's frames at the new pose.
+    placed: Vec<Frame<D>>,
 }
 
 /// A 2D world.
@@ -242,6 +244,7 @@ impl<const D: usize> World<D> {
             proximity: Vec::new(),
             parked: Vec::new(),
             runaways: Vec::new(),
+            placed: Vec::new(),
         }
     }
 
@@ -436,19 +439,35 @@ impl<const D: usize> World<D> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_pose(&mut self, handle: BodyHandle, pose: Pose<D>) -> Result<(), WorldError> {
+        // Every frame is placed before anything changes (nothing changes on
+        // error), in a buffer kept between calls: a simulation loop that
+        // drives every body by its pose allocates nothing.
+        let mut placed = std::mem::take(&mut self.placed);
+        let result = self.repose(handle, pose, &mut placed);
+        self.placed = placed;
+        result
+    }
+
+    /// [`World::set_pose`] with the buffer of the placed frames.
+    fn repose(&mut self, handle: BodyHandle, pose: Pose<D>, placed: &mut Vec<Frame<D>>) -> Result<(), WorldError> {
         let stored = self.stored(handle)?;
-        let mut body = stored.body.clone();
-        body.pose = pose;
-        let placed = place(&body)?;
-        let motion = body.motion;
-        let stored = self.stored_mut(handle)?;
-        stored.body.pose = pose;
-        let at = stored.at.clone();
-        let store = self.broad.store_mut(motion);
-        for (&i, f) in at.iter().zip(placed) {
-            store.frames[i as usize] = f;
+        placed.clear();
+        for (index, f) in stored.body.frames.iter().enumerate() {
+            placed.push(placed_frame(&pose, f, index)?);
         }
-        self.broad.reposed(motion, at.first().copied());
+        let motion = stored.body.motion;
+        let Self { slots, broad, .. } = self;
+        let stored = match slots.get_mut(handle.index as usize) {
+            Some(Slot { stored: Some(s), .. }) => s,
+            // Not met: `self.stored(handle)` found it above.
+            _ => return Err(WorldError::StaleHandle(handle)),
+        };
+        stored.body.pose = pose;
+        let store = broad.store_mut(motion);
+        for (&i, f) in stored.at.iter().zip(placed.iter()) {
+            store.frames[i as usize] = *f;
+        }
+        broad.reposed(motion, stored.at.first().copied());
         self.debug_validate();
         Ok(())
     }
@@ -780,14 +799,13 @@ fn live<const D: usize>(slots: &[Slot<D>], h: BodyHandle) -> bool {
 
 /// The body's frames placed at its pose.
 fn place<const D: usize>(body: &Body<D>) -> Result<Vec<Frame<D>>, WorldError> {
-    body.frames
-        .iter()
-        .enumerate()
-        .map(|(index, f)| {
-            body.pose.transform_frame(f).map_err(|e| match e {
-                WorldError::Frame { source, .. } => WorldError::Frame { index, source },
-                other => other,
-            })
-        })
-        .collect()
+    body.frames.iter().enumerate().map(|(index, f)| placed_frame(&body.pose, f, index)).collect()
+}
+
+/// Frame `index` of a body, `f`, placed at `pose`.
+fn placed_frame<const D: usize>(pose: &Pose<D>, f: &Frame<D>, index: usize) -> Result<Frame<D>, WorldError> {
+    pose.transform_frame(f).map_err(|e| match e {
+        WorldError::Frame { source, .. } => WorldError::Frame { index, source },
+        other => other,
+    })
 }
