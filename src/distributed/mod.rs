@@ -23,4 +23,6 @@ mod world;
 pub use comm::MpiComm;
 pub use comm::{Comm, LocalComm};
 pub use region::Regions;
+#[doc(hidden)]
+pub use world::FAULT_STAGES;
 pub use world::{DistributedError, DistributedWorld, GlobalContact, GlobalEvent, GlobalFrame, GlobalHandle, StepStats};

@@ -10,14 +10,19 @@ use super::region::Regions;
 use crate::aabb::Aabb;
 use crate::error::WorldError;
 use crate::frame::Frame;
-use crate::world::{Body, BodyHandle, Pose, Runaway, World, WorldConfig};
+use crate::world::{Body, BodyHandle, Motion, Pose, Runaway, World, WorldConfig};
 
+mod agree;
 mod ghosts;
 mod wire;
 
+#[doc(hidden)]
+pub use agree::FAULT_STAGES;
+use agree::sure;
+
 pub use super::types::{DistributedError, GlobalContact, GlobalEvent, GlobalFrame, GlobalHandle, StepStats};
 use ghosts::Holders;
-use wire::{contact_from_words, message_from_words, message_words};
+use wire::{contact_from_words, text_from_words, text_words};
 
 /// A world split across the ranks of a [`Comm`], with the contract of
 /// [`World`]: every rank makes the same calls with the same arguments, in
@@ -96,6 +101,11 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     events: Vec<GlobalEvent>,
     parked: Vec<GlobalHandle>,
     stats: StepStats,
+    /// A fault to inject on this rank: the stage, and how many times to
+    /// pass it first ([`DistributedWorld::inject_fault`]).
+    fault: Option<(String, usize)>,
+    /// Set when a local step failed after other ranks stepped theirs.
+    broken: Option<DistributedError>,
 }
 
 impl<const D: usize, C: Comm> DistributedWorld<D, C> {
@@ -133,6 +143,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             events: Vec::new(),
             parked: Vec::new(),
             stats: StepStats::default(),
+            fault: None,
+            broken: None,
         }
     }
 
@@ -190,7 +202,9 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// ranks in turn).
     ///
     /// # Errors
-    /// As [`World::insert`], on every rank.
+    /// As [`World::insert`], on every rank; [`DistributedError::OnRank`]
+    /// when a rank alone refuses (the owner past its own limit on frames):
+    /// the body is then in no rank's world.
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -203,17 +217,33 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert(&mut self, body: Body<D>) -> Result<GlobalHandle, DistributedError> {
+        self.usable()?;
         let id = self.live.len() as u64;
         let owner = match &self.regions {
             Some(r) => r.owner(&body.pose.translation()),
             None => (id % self.comm.size() as u64) as usize,
         };
-        if owner != self.comm.rank() {
-            // The others check the body as the owner's world does, so that
-            // all give the same answer.
-            self.world.admit(&mut body.clone())?;
-        } else {
-            let h = self.world.insert(body)?;
+        let mut local = self.injected("insert");
+        let mut kept = None;
+        if local.is_ok() {
+            if owner != self.comm.rank() {
+                // The others check the body as the owner's world does, so
+                // that all give the same answer to the same bad body.
+                local = self.world.admit(&mut body.clone()).map(|_| ()).map_err(Into::into);
+            } else {
+                match self.world.insert(body) {
+                    Ok(h) => kept = Some(h),
+                    Err(e) => local = Err(e.into()),
+                }
+            }
+        }
+        if let Err(e) = self.agree(local) {
+            if let Some(h) = kept {
+                sure(self.world.remove(h));
+            }
+            return Err(e);
+        }
+        if let Some(h) = kept {
             self.owned.insert(id, h);
             set(&mut self.ids, h.index, Some((id, None)));
         }
@@ -237,16 +267,19 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn remove(&mut self, h: GlobalHandle) -> Result<(), DistributedError> {
+        self.usable()?;
         self.check(h)?;
+        let local = self.injected("remove");
+        self.agree(local)?;
         self.live[h.0 as usize] = false;
         if let Some(local) = self.owned.remove(&h.0) {
             set(&mut self.ids, local.index, None);
-            self.world.remove(local)?;
+            sure(self.world.remove(local));
             self.sent.remove(&h.0);
             self.changed.remove(&h.0);
         }
         // Every rank hears of it: a ghost of the body goes too.
-        self.drop_ghost(h.0)?;
+        self.drop_ghost(h.0);
         Ok(())
     }
 
@@ -255,7 +288,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Errors
     /// Stale handles and bad numbers on every rank;
     /// [`DistributedError::Refused`] for a fixed body, from the owner,
-    /// shared with every rank.
+    /// shared with every rank; [`DistributedError::OnRank`] for a rank's
+    /// own failure. Nothing changes on an error.
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -268,9 +302,14 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_velocity(&mut self, h: GlobalHandle, velocity: [f64; D]) -> Result<(), DistributedError> {
+        self.usable()?;
         self.check(h)?;
         crate::world::check_vector("velocity", &velocity)?;
-        self.on_owner(h, |w, local| w.set_velocity(local, velocity))?;
+        let fixed = |w: &World<D>, local| match w.body(local)?.motion {
+            Motion::Fixed => Err(WorldError::FixedBody(local)),
+            Motion::Moving => Ok(()),
+        };
+        self.on_owner(h, fixed, |w, local| w.set_velocity(local, velocity))?;
         if self.owned.contains_key(&h.0) {
             self.changed.entry(h.0).or_insert(false);
         }
@@ -295,8 +334,17 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_pose(&mut self, h: GlobalHandle, pose: Pose<D>) -> Result<(), DistributedError> {
+        self.usable()?;
         self.check(h)?;
-        self.on_owner(h, |w, local| w.set_pose(local, pose))?;
+        // `World::set_pose`'s one check: every frame placed at the pose.
+        let placed = |w: &World<D>, local| {
+            let body = w.body(local)?;
+            body.frames.iter().enumerate().try_for_each(|(index, f)| match pose.transform_frame(f) {
+                Err(WorldError::Frame { source, .. }) => Err(WorldError::Frame { index, source }),
+                other => other.map(|_| ()),
+            })
+        };
+        self.on_owner(h, placed, |w, local| w.set_pose(local, pose))?;
         if self.owned.contains_key(&h.0) {
             self.changed.insert(h.0, true);
         }
@@ -488,7 +536,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// As [`World::step`], the same on every rank, nothing changed
     /// anywhere: [`WorldError::BadTimeStep`], or under [`Runaway::Refuse`]
     /// [`DistributedError::Runaway`] for the runaway body of the smallest
-    /// id.
+    /// id; [`DistributedError::OnRank`] for an error a rank met alone
+    /// before its local step (a split, a migration, the ghosts: the
+    /// bodies stay as they were, the ghosts are chosen afresh at the next
+    /// step); [`DistributedError::Broken`] when a rank's local step itself
+    /// failed while others stepped.
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -502,14 +554,35 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn step(&mut self, dt: f64) -> Result<&[GlobalContact<D>], DistributedError> {
+        self.usable()?;
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(WorldError::BadTimeStep { dt }.into());
         }
         self.stats = StepStats::default();
-        self.check_runaways(dt)?;
+        // Each stage agrees on its errors before the next changes
+        // anything: the runaways, then the migration (undone on an error),
+        // then the ghosts (dropped everywhere on an error: they are copies).
+        let runaways = self.check_runaways(dt)?;
         self.balance()?;
-        self.send_ghosts(dt)?;
-        self.find_contacts(dt)?;
+        let stopped = self.park(&runaways);
+        if let Err(e) = self.send_ghosts(dt) {
+            self.unpark(stopped);
+            self.reset_ghosts();
+            return Err(e);
+        }
+        self.parked = runaways.into_iter().map(GlobalHandle).collect();
+        let local = self.injected("step").and_then(|()| self.find_contacts(dt));
+        match self.agree(local) {
+            Ok(()) => {}
+            // Every rank failed alike, before stepping: nothing moved.
+            Err(e @ DistributedError::World(_)) => return Err(e),
+            Err(DistributedError::OnRank { rank, cause }) => {
+                let broken = DistributedError::Broken { rank, cause };
+                self.broken = Some(broken.clone());
+                return Err(broken);
+            }
+            Err(e) => return Err(e),
+        }
         self.update_pairs();
         Ok(&self.contacts)
     }
@@ -525,55 +598,80 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         }
     }
 
-    /// Runs `f` on the owner of `h` and shares its answer with every rank.
+    /// Checks a change of `h` on its owner (`check`, as the owner's world
+    /// would refuse it), agrees on the answer with every rank, then makes
+    /// it (`apply`) when all agree.
     fn on_owner(
         &mut self,
         h: GlobalHandle,
-        f: impl FnOnce(&mut World<D>, BodyHandle) -> Result<(), WorldError>,
+        check: impl FnOnce(&World<D>, BodyHandle) -> Result<(), WorldError>,
+        apply: impl FnOnce(&mut World<D>, BodyHandle) -> Result<(), WorldError>,
     ) -> Result<(), DistributedError> {
-        let mine = match self.owned.get(&h.0) {
-            Some(&local) => match f(&mut self.world, local) {
-                Ok(()) => vec![0],
-                Err(e) => [vec![1], message_words(&e)].concat(),
-            },
-            None => vec![],
-        };
-        let answers = self.comm.all_gather(mine);
-        match answers.iter().find(|a| !a.is_empty()).map(Vec::as_slice) {
-            Some([1, message @ ..]) => Err(DistributedError::Refused { body: h, message: message_from_words(message) }),
-            _ => Ok(()),
-        }
-    }
-
-    /// The step's own runaway check, before anything changes: parked bodies
-    /// stop (ghosts then carry the stopped motion), or every rank refuses.
-    fn check_runaways(&mut self, dt: f64) -> Result<(), DistributedError> {
-        let found = self.world.runaways(dt);
-        let ids: Vec<u64> = found.iter().filter_map(|h| self.id_of(h.index)).collect();
-        let mut all: Vec<u64> = self.comm.all_gather(ids).concat();
-        // The owner and the holders of a ghost may all find it.
-        all.sort_unstable();
-        all.dedup();
-        self.parked.clear();
-        if all.is_empty() {
-            return Ok(());
-        }
-        if self.config.runaway == Runaway::Refuse {
-            return Err(DistributedError::Runaway(GlobalHandle(all[0])));
-        }
-        for h in &found {
-            self.world.park(*h);
-            if let Some(id) = self.id_of(h.index).filter(|id| self.owned.contains_key(id)) {
-                // A ghost may hold too few frames to find it: tell them.
-                self.changed.entry(id).or_insert(false);
+        let owned = self.owned.get(&h.0).copied();
+        let local = self.injected("set").and_then(|()| match owned {
+            Some(local) => {
+                check(&self.world, local).map_err(|e| DistributedError::Refused { body: h, message: e.to_string() })
             }
+            None => Ok(()),
+        });
+        self.agree(local)?;
+        if let Some(local) = owned {
+            sure(apply(&mut self.world, local));
         }
-        self.parked = all.into_iter().map(GlobalHandle).collect();
         Ok(())
     }
 
+    /// The step's own runaway check, before anything changes: the ids of
+    /// the runaway bodies, sorted, the same on every rank (to park after
+    /// the migration), or every rank refuses.
+    fn check_runaways(&mut self, dt: f64) -> Result<Vec<u64>, DistributedError> {
+        let found = self.world.runaways(dt);
+        let ids: Vec<u64> = found.iter().filter_map(|h| self.id_of(h.index)).collect();
+        let local = self.injected("runaways").map(|()| ids);
+        let mut all: Vec<u64> = self.gather_checked(local)?.concat();
+        // The owner and the holders of a ghost may all find it.
+        all.sort_unstable();
+        all.dedup();
+        if !all.is_empty() && self.config.runaway == Runaway::Refuse {
+            return Err(DistributedError::Runaway(GlobalHandle(all[0])));
+        }
+        Ok(all)
+    }
+
+    /// Stops the runaway bodies `ids` wherever this rank holds them (owned
+    /// or a ghost; the ghosts' holders are told too, as a ghost may hold
+    /// too few frames to find it): the owned ones' motion before, to undo.
+    fn park(&mut self, ids: &[u64]) -> Vec<(BodyHandle, [f64; D], [f64; 3])> {
+        let mut stopped = Vec::new();
+        for &id in ids {
+            if let Some(&h) = self.owned.get(&id) {
+                let b = sure(self.world.body(h));
+                stopped.push((h, b.velocity, b.angular_velocity));
+                self.changed.entry(id).or_insert(false);
+            } else if !self.held.contains_key(&id) {
+                continue;
+            }
+            let h = self.owned.get(&id).copied().or_else(|| self.held.get(&id).map(|g| g.0));
+            if let Some(h) = h {
+                self.world.park(h);
+            }
+        }
+        stopped
+    }
+
+    /// Gives the owned bodies `park` stopped their motion back.
+    fn unpark(&mut self, stopped: Vec<(BodyHandle, [f64; D], [f64; 3])>) {
+        for (h, velocity, turn) in stopped {
+            sure(self.world.set_velocity(h, velocity));
+            sure(self.world.set_turn(h, turn));
+        }
+    }
+
     /// Splits space anew when needed, then sends every body whose
-    /// reference point is in another rank's region there.
+    /// reference point is in another rank's region there. Undone on every
+    /// rank when any rank fails: the split is kept only when the bodies
+    /// have moved, and they leave a rank only once every rank has taken
+    /// its arrivals.
     fn balance(&mut self) -> Result<(), DistributedError> {
         let frames: usize = self.owned.values().filter_map(|&h| self.world.body(h).ok()).map(|b| b.frames.len()).sum();
         let loads: Vec<u64> =
@@ -583,16 +681,59 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         // Past the threshold, and past what the last split achieved (a
         // split cannot cut one heavy body, or bodies at one point).
         let ratio = heaviest / mean.max(1.0);
-        if self.regions.is_none() || ratio > (1.0 + self.imbalance) * self.split_ratio.max(1.0) {
-            self.split()?;
+        let fresh = if self.regions.is_none() || ratio > (1.0 + self.imbalance) * self.split_ratio.max(1.0) {
+            Some(self.split()?)
+        } else {
+            None
+        };
+        let Some(regions) = fresh.as_ref().or(self.regions.as_ref()).cloned() else { return Ok(()) };
+        let mut out = vec![Vec::new(); self.comm.size()];
+        let mut leaving: Vec<(u64, BodyHandle)> = Vec::new();
+        let prepared = self.injected("migrate-send").and_then(|()| self.parcels(&regions, &mut out, &mut leaving));
+        self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
+        let received = self.exchange_checked(out, prepared)?;
+        let mut arrived: Vec<(u64, BodyHandle)> = Vec::new();
+        let taken = self.injected("migrate-receive").and_then(|()| self.take(&received, &mut arrived));
+        if let Err(e) = self.agree(taken) {
+            for (_, h) in arrived {
+                sure(self.world.remove(h));
+            }
+            return Err(e);
+        }
+        for (id, h) in arrived {
+            self.drop_ghost(id);
+            self.owned.insert(id, h);
+            set(&mut self.ids, h.index, Some((id, None)));
+            self.stats.migrated_in += 1;
+        }
+        for (id, h) in leaving {
+            self.owned.remove(&id);
+            set(&mut self.ids, h.index, None);
+            sure(self.world.remove(h));
+            self.changed.remove(&id);
+            // Its new owner sends ghosts of its own; these go.
+            let holders = self.sent.remove(&id).unwrap_or_default();
+            self.orphans.extend(holders.into_iter().map(|(r, _)| (r, id)));
+        }
+        if fresh.is_some() {
+            self.regions = fresh;
+            self.stats.rebalanced = true;
             self.split_ratio = f64::INFINITY; // measured at the next step
         } else if self.split_ratio.is_infinite() {
             self.split_ratio = ratio;
         }
-        let Some(regions) = &self.regions else { return Ok(()) };
+        Ok(())
+    }
+
+    /// The parcels of the owned bodies whose reference point is in another
+    /// rank's region under `regions`, by rank, and those bodies.
+    fn parcels(
+        &self,
+        regions: &Regions<D>,
+        out: &mut [Vec<u64>],
+        leaving: &mut Vec<(u64, BodyHandle)>,
+    ) -> Result<(), DistributedError> {
         let me = self.comm.rank();
-        let mut out = vec![Vec::new(); self.comm.size()];
-        let mut leaving: Vec<(u64, BodyHandle)> = Vec::new();
         for (&id, &h) in &self.owned {
             let to = regions.owner(&self.world.body(h)?.pose.translation());
             if to != me {
@@ -602,42 +743,26 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 parcel::encode(&Parcel { id, indices, placed }, &mut out[to]);
             }
         }
-        for (id, h) in leaving {
-            self.owned.remove(&id);
-            set(&mut self.ids, h.index, None);
-            self.world.remove(h)?;
-            self.changed.remove(&id);
-            // Its new owner sends ghosts of its own; these go.
-            let holders = self.sent.remove(&id).unwrap_or_default();
-            self.orphans.extend(holders.into_iter().map(|(r, _)| (r, id)));
-        }
-        self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
-        for words in self.comm.exchange(out) {
-            for p in parcel::decode::<D>(&words)? {
-                self.drop_ghost(p.id)?;
+        Ok(())
+    }
+
+    /// Inserts the bodies that arrived (into `arrived`, to undo or keep).
+    fn take(&mut self, received: &[Vec<u64>], arrived: &mut Vec<(u64, BodyHandle)>) -> Result<(), DistributedError> {
+        for words in received {
+            for p in parcel::decode::<D>(words)? {
                 let h = self.world.insert_placed(p.placed)?;
-                self.owned.insert(p.id, h);
-                set(&mut self.ids, h.index, Some((p.id, None)));
-                self.stats.migrated_in += 1;
+                arrived.push((p.id, h));
             }
         }
         Ok(())
     }
 
-    /// A new split from every owned body's reference point and frame count.
-    fn split(&mut self) -> Result<(), DistributedError> {
-        let mut mine = Vec::new();
-        let mut ids: Vec<&u64> = self.owned.keys().collect();
-        ids.sort_unstable();
-        for &id in ids {
-            let b = self.world.body(self.owned[&id])?;
-            mine.push(id);
-            mine.push(b.frames.len() as u64);
-            mine.extend(b.pose.translation().map(f64::to_bits));
-        }
+    /// A new split from every owned body's reference point and frame count
+    /// (made the world's once the bodies have moved).
+    fn split(&mut self) -> Result<Regions<D>, DistributedError> {
+        let mine = self.injected("split").and_then(|()| self.split_points());
         let mut points: Vec<(u64, [f64; D], u64)> = self
-            .comm
-            .all_gather(mine)
+            .gather_checked(mine)?
             .iter()
             .flat_map(|w| {
                 w.chunks_exact(2 + D)
@@ -647,9 +772,22 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             .collect();
         points.sort_unstable_by_key(|p| p.0);
         let weighted: Vec<([f64; D], u64)> = points.iter().map(|&(_, p, w)| (p, w)).collect();
-        self.regions = Some(Regions::bisect(&weighted, self.comm.size()));
-        self.stats.rebalanced = true;
-        Ok(())
+        Ok(Regions::bisect(&weighted, self.comm.size()))
+    }
+
+    /// This rank's share of a split: id, frame count and reference point
+    /// of every owned body.
+    fn split_points(&self) -> Result<Vec<u64>, DistributedError> {
+        let mut mine = Vec::new();
+        let mut ids: Vec<&u64> = self.owned.keys().collect();
+        ids.sort_unstable();
+        for &id in ids {
+            let b = self.world.body(self.owned[&id])?;
+            mine.push(id);
+            mine.push(b.frames.len() as u64);
+            mine.extend(b.pose.translation().map(f64::to_bits));
+        }
+        Ok(mine)
     }
 
     /// Steps the local world and keeps the contacts this rank owns.
