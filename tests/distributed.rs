@@ -609,3 +609,41 @@ fn a_rank_panicking_mid_run_ends_every_rank_promptly() {
     assert_eq!(panicked, [true, true, true]);
     assert!(start.elapsed() < std::time::Duration::from_secs(10));
 }
+
+/// Turning bars, packed so that many pairs come within a coarse spin
+/// tolerance without touching (the world reports them: conservative),
+/// across the regions' borders.
+fn turning_bars(seed: u64, bodies: usize, steps: usize) -> Vec<Op<2>> {
+    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    let mut ops: Vec<Op<2>> = (0..bodies)
+        .map(|_| {
+            let f = Frame::from_aabb([0.0, -0.1], [r.random_range(0.5..3.0), 0.1]).unwrap();
+            let at = [r.random_range(0.0..24.0), r.random_range(0.0..24.0)];
+            let pose = Pose::from_angle(r.random_range(0.0..6.3), at).unwrap();
+            let v = [r.random_range(-1.0..1.0), r.random_range(-1.0..1.0)];
+            Op::Insert(
+                Body::moving(vec![f]).with_pose(pose).with_velocity(v).with_angular_velocity(r.random_range(-8.0..8.0)),
+            )
+        })
+        .collect();
+    ops.extend((0..steps).map(|_| Op::Step(0.25)));
+    ops
+}
+
+/// Turning pairs at a coarse spin tolerance (0.5: conservative boxes and
+/// intervals, and whatever pairs come within it), the default one and a
+/// fine one: the distributed world reports exactly one world's contacts,
+/// bit for bit, on 1 to 4 ranks (a turning pair's contact box lies in both
+/// frames' swept boxes, grown by a margin for round-off: the rank owning
+/// the low corner of their overlap holds both frames).
+#[test]
+fn turning_pairs_at_any_spin_tolerance_equal_one_world() {
+    let ops = turning_bars(13, 220, 6);
+    let coarse = WorldConfig::default().with_spin_tolerance(0.5);
+    let fine = WorldConfig::default().with_spin_tolerance(1e-6);
+    // The tolerance shows in the answers: coarser boxes and intervals.
+    assert_ne!(single(&ops, coarse), single(&ops, fine));
+    check(&ops, coarse);
+    check(&ops, WorldConfig::default());
+    check(&ops, fine);
+}

@@ -33,7 +33,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         for &(h, ref indices) in self.held.values() {
             let (body, frames) = sure(self.world.placed_ref(h));
             record(&mut self.swept_at, h.index, self.swept.len());
-            self.swept.extend(frames.map(|f| swept_box(body, f, dt)));
+            let turning = self.turning;
+            self.swept.extend(frames.map(|f| swept_box(body, f, dt, turning)));
             self.stats.ghost_frames += indices.len();
         }
         Ok(())
@@ -142,7 +143,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         record(&mut self.swept_at, h.index, self.swept.len());
         let room: [f64; D] = std::array::from_fn(|k| (body.velocity[k] * dt).abs() * f64::from(SYNC_EVERY));
         for (k, f) in frames.enumerate() {
-            let b = swept_box(body, f, dt);
+            let b = swept_box(body, f, dt, self.turning);
             self.swept.push(b);
             let Some(regions) = &self.regions else { continue };
             let reach = if sync {

@@ -106,6 +106,9 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     fault: Option<(String, usize)>,
     /// Set when a local step failed after other ranks stepped theirs.
     broken: Option<DistributedError>,
+    /// Whether a body of any rank turns this step (agreed with the
+    /// loads): the swept boxes then get a margin for round-off.
+    turning: bool,
 }
 
 impl<const D: usize, C: Comm> DistributedWorld<D, C> {
@@ -145,6 +148,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             stats: StepStats::default(),
             fault: None,
             broken: None,
+            turning: false,
         }
     }
 
@@ -673,9 +677,14 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// have moved, and they leave a rank only once every rank has taken
     /// its arrivals.
     fn balance(&mut self) -> Result<(), DistributedError> {
-        let frames: usize = self.owned.values().filter_map(|&h| self.world.body(h).ok()).map(|b| b.frames.len()).sum();
-        let loads: Vec<u64> =
-            self.comm.all_gather(vec![frames as u64]).iter().map(|w| w.first().copied().unwrap_or(0)).collect();
+        let (mut frames, mut turning) = (0, 0);
+        for b in self.owned.values().filter_map(|&h| self.world.body(h).ok()) {
+            frames += b.frames.len();
+            turning += usize::from(b.motion == Motion::Moving && b.angular_velocity != [0.0; 3]);
+        }
+        let all = self.comm.all_gather(vec![frames as u64, turning as u64]);
+        let loads: Vec<u64> = all.iter().map(|w| w.first().copied().unwrap_or(0)).collect();
+        self.turning = all.iter().any(|w| w.get(1).is_some_and(|&n| n > 0));
         let mean = loads.iter().sum::<u64>() as f64 / loads.len() as f64;
         let heaviest = loads.iter().copied().max().unwrap_or(0) as f64;
         // Past the threshold, and past what the last split achieved (a
@@ -886,11 +895,91 @@ fn record(swept_at: &mut Vec<u32>, index: u32, at: usize) {
     swept_at[i] = at as u32;
 }
 
-/// The box frame `f` (placed, of `body`) sweeps over a step of `dt`.
-fn swept_box<const D: usize>(body: &Body<D>, f: &Frame<D>, dt: f64) -> Aabb<D> {
+/// The box frame `f` (placed, of `body`) sweeps over a step of `dt`, as
+/// the world's broad phase computes it; with `turning` (a body of the world
+/// turns this step), grown by [`round_off`].
+///
+/// Why that is enough for a turning pair (`docs/src/distributed.md`): the
+/// box [`intersect_spinning`](crate::intersect_spinning) reports is
+/// clipped to both frames' exact swept boxes over the contact (their
+/// vertices' arcs, each with an outward margin of its round-off), which
+/// lie in the frames' swept boxes over the step up to that margin: a
+/// reported pair's grown boxes overlap, and the rank owning the low corner
+/// of their overlap holds both frames.
+fn swept_box<const D: usize>(body: &Body<D>, f: &Frame<D>, dt: f64, turning: bool) -> Aabb<D> {
     let d: [f64; D] = std::array::from_fn(|k| body.velocity[k] * dt);
-    match crate::world::body_spin(body, dt) {
-        Some(spin) => crate::narrow::swept_aabb(&f.moved(d), &spin),
+    let spin = crate::world::body_spin(body, dt);
+    let b = match &spin {
+        Some(spin) => crate::narrow::swept_aabb(&f.moved(d), spin),
         None => f.aabb().swept(&d),
+    };
+    if !turning {
+        return b;
+    }
+    let m = round_off(body, f, &d, spin.map_or(0.0, |s| s.angle()));
+    Aabb { min: std::array::from_fn(|k| b.min[k] - m), max: std::array::from_fn(|k| b.max[k] + m) }
+}
+
+/// A bound, a thousand times over, on the round-off margins of a turning
+/// pair's exact swept boxes (`slack + 1e-12·ρ`, `slack = 1e-12·size +
+/// 16ε·scale` in `narrow/spin.rs`): `1e-9` of the frame's size, the
+/// largest coordinate of its pivot, origin and displacement, and its
+/// reach times the turn.
+fn round_off<const D: usize>(body: &Body<D>, f: &Frame<D>, d: &[f64; D], angle: f64) -> f64 {
+    let big = |v: &[f64; D]| v.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    let b = f.aabb();
+    let reach: f64 = b.extent().iter().sum();
+    let scale = reach * (1.0 + angle) + big(&body.pose.translation()) + big(&b.min) + big(&b.max) + big(d);
+    1e-9 * scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Frame;
+
+    /// What the ownership of a turning pair rests on: every contact one
+    /// `World` reports between turning bars (within a coarse spin
+    /// tolerance or the default one: pairs that come within it without
+    /// touching included) has its box inside both frames' swept boxes over
+    /// the step, as the distributed world computes them, so their overlap
+    /// is not empty; the margin for round-off is not even needed here.
+    #[test]
+    fn turning_contacts_lie_in_both_swept_boxes() {
+        let mut seed = 1u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for tolerance in [None, Some(0.05), Some(0.5)] {
+            let config = tolerance.map_or(WorldConfig::default(), |t| WorldConfig::default().with_spin_tolerance(t));
+            let mut contacts = 0;
+            for _ in 0..40 {
+                let mut world = World::<2>::new(config);
+                let mut boxes = HashMap::new();
+                let dt = 0.5;
+                for _ in 0..50 {
+                    let f = Frame::<2>::from_aabb([0.0, -0.1], [0.5 + rnd() * 3.0, 0.1]).unwrap();
+                    let pose = Pose::from_angle(rnd() * std::f64::consts::TAU, [rnd() * 12.0, rnd() * 12.0]).unwrap();
+                    let body = Body::moving(vec![f])
+                        .with_pose(pose)
+                        .with_velocity([rnd() * 2.0 - 1.0, rnd() * 2.0 - 1.0])
+                        .with_angular_velocity(rnd() * 16.0 - 8.0);
+                    let h = world.insert(body).unwrap();
+                    let (body, mut frames) = world.placed_ref(h).unwrap();
+                    boxes.insert(h, swept_box(body, frames.next().unwrap(), dt, false));
+                }
+                for c in world.step(dt).unwrap() {
+                    contacts += 1;
+                    for s in [boxes[&c.a.body], boxes[&c.b.body]] {
+                        let inside = (0..2).all(|k| s.min[k] <= c.aabb.min[k] && c.aabb.max[k] <= s.max[k]);
+                        assert!(inside, "{:?} beyond {s:?}", c.aabb);
+                    }
+                }
+            }
+            assert!(contacts > 1000, "{contacts} contacts");
+        }
     }
 }
