@@ -115,9 +115,9 @@ fn run_rank<const D: usize, C: Comm>(comm: C, ops: &[Op<D>], config: WorldConfig
                 let st = world.stats();
                 owned.push([st.migrated_in, st.ghost_frames, usize::from(st.rebalanced)]);
                 let keys: Vec<Key> = all.iter().map(key).collect();
-                let pairs = world.body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
+                let pairs = world.gather_body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
                 let mut events: Vec<(bool, u64, u64)> = world
-                    .events()
+                    .gather_events()
                     .iter()
                     .map(|e| match *e {
                         fmbgrid::distributed::GlobalEvent::Started(a, b) => (true, a.0, b.0),
@@ -126,6 +126,8 @@ fn run_rank<const D: usize, C: Comm>(comm: C, ops: &[Op<D>], config: WorldConfig
                     .collect();
                 events.sort();
                 assert!(keys.windows(2).all(|w| w[0] < w[1]), "a pair reported twice");
+                let kept: &Vec<(u64, u64)> = &pairs;
+                assert!(kept.windows(2).all(|w| w[0] < w[1]), "a body pair kept by two ranks");
                 out.push((keys, pairs, events));
             }
         }
@@ -519,9 +521,9 @@ fn run_faulted(comm: LocalComm, ops: &[Op<2>], fault: Option<(usize, &str, usize
         result.expect("the retried op succeeds");
         if let Op::Step(_) = op {
             let keys: Vec<Key> = world.gather_contacts().iter().map(key).collect();
-            let pairs = world.body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
+            let pairs = world.gather_body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
             let mut events: Vec<(bool, u64, u64)> = world
-                .events()
+                .gather_events()
                 .iter()
                 .map(|e| match *e {
                     fmbgrid::distributed::GlobalEvent::Started(a, b) => (true, a.0, b.0),

@@ -97,7 +97,12 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     contacts: Vec<GlobalContact<D>>,
     /// The local world's contacts of the step (a reused buffer).
     local: Vec<crate::Contact<D>>,
+    /// The body pairs this rank keeps (sorted), and how many ranks found
+    /// each in the last step.
     pairs: Vec<(GlobalHandle, GlobalHandle)>,
+    kept: HashMap<(u64, u64), u32>,
+    /// The body pairs of this rank's own contacts in the last step, sorted.
+    found: Vec<(u64, u64)>,
     events: Vec<GlobalEvent>,
     parked: Vec<GlobalHandle>,
     stats: StepStats,
@@ -143,6 +148,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             contacts: Vec::new(),
             local: Vec::new(),
             pairs: Vec::new(),
+            kept: HashMap::new(),
+            found: Vec::new(),
             events: Vec::new(),
             parked: Vec::new(),
             stats: StepStats::default(),
@@ -447,8 +454,10 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         all
     }
 
-    /// Body pairs in contact in the last step, sorted, the same on every
-    /// rank.
+    /// The body pairs in contact in the last step that this rank keeps,
+    /// sorted: each pair is kept by one rank, fixed by the pair's ids (a
+    /// hash), whichever ranks found its contacts; every rank's together
+    /// are one [`World`]'s body pairs ([`DistributedWorld::gather_body_pairs`]).
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -465,8 +474,79 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         &self.pairs
     }
 
-    /// The last step's events, the same on every rank: started then ended,
-    /// each sorted.
+    /// Every rank's [`DistributedWorld::body_pairs`], sorted, on every rank
+    /// (collective: every rank calls it; O(world), for when it is asked).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// let a = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [2.0; 2])?]))?;
+    /// let b = world.insert(Body::moving(vec![Frame2::from_aabb([1.0; 2], [3.0; 2])?]))?;
+    /// world.step(0.1)?;
+    /// assert_eq!(world.gather_body_pairs(), [(a, b)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn gather_body_pairs(&self) -> Vec<(GlobalHandle, GlobalHandle)> {
+        let mine: Vec<u64> = self.pairs.iter().flat_map(|&(a, b)| [a.0, b.0]).collect();
+        let mut all: Vec<(GlobalHandle, GlobalHandle)> = self
+            .comm
+            .all_gather(mine)
+            .iter()
+            .flat_map(|w| w.chunks_exact(2).map(|p| (GlobalHandle(p[0]), GlobalHandle(p[1]))).collect::<Vec<_>>())
+            .collect();
+        all.sort_unstable();
+        all
+    }
+
+    /// Every rank's [`DistributedWorld::events`] on every rank: started
+    /// then ended, each sorted (collective; O(world), for when it is
+    /// asked).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// use fmbgrid::distributed::GlobalEvent;
+    /// let a = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [2.0; 2])?]))?;
+    /// let b = world.insert(Body::moving(vec![Frame2::from_aabb([1.0; 2], [3.0; 2])?]))?;
+    /// world.step(0.1)?;
+    /// assert_eq!(world.gather_events(), [GlobalEvent::Started(a, b)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn gather_events(&self) -> Vec<GlobalEvent> {
+        let mine: Vec<u64> = self
+            .events
+            .iter()
+            .flat_map(|e| match *e {
+                GlobalEvent::Started(a, b) => [0, a.0, b.0],
+                GlobalEvent::Ended(a, b) => [1, a.0, b.0],
+            })
+            .collect();
+        let mut all: Vec<GlobalEvent> = self
+            .comm
+            .all_gather(mine)
+            .iter()
+            .flat_map(|w| {
+                w.chunks_exact(3)
+                    .map(|e| match e[0] {
+                        0 => GlobalEvent::Started(GlobalHandle(e[1]), GlobalHandle(e[2])),
+                        _ => GlobalEvent::Ended(GlobalHandle(e[1]), GlobalHandle(e[2])),
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        // Started before ended (the enum's order), each sorted.
+        all.sort_unstable();
+        all
+    }
+
+    /// The last step's events of the body pairs this rank keeps (see
+    /// [`DistributedWorld::body_pairs`]): started then ended, each sorted;
+    /// every rank's together are one [`World`]'s events
+    /// ([`DistributedWorld::gather_events`]).
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -849,32 +929,89 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         Some(GlobalFrame { body: GlobalHandle(*id), index })
     }
 
-    /// The body pairs of every rank's contacts, and the events against the
-    /// last step's.
+    /// The body pairs this rank keeps, and their events: each rank tells
+    /// the keeper of a pair (fixed by its ids, the same rank step after
+    /// step) only when the pair appears among or leaves its own contacts'
+    /// pairs; the keeper counts the ranks finding each of its pairs
+    /// (several for bodies of many frames) and reports a start when the
+    /// count leaves zero, an end when it comes back to it. Per-rank data:
+    /// what travels is the changes (events, and pairs whose contacts
+    /// changed owner), not the pairs.
     fn update_pairs(&mut self) {
-        let mut mine: Vec<(u64, u64)> = self.contacts.iter().map(|c| (c.a.body.0, c.b.body.0)).collect();
-        mine.sort_unstable();
-        mine.dedup();
-        let mine: Vec<u64> = mine.into_iter().flat_map(|(a, b)| [a, b]).collect();
-        let mut pairs: Vec<(GlobalHandle, GlobalHandle)> = self
-            .comm
-            .all_gather(mine)
-            .iter()
-            .flat_map(|w| w.chunks_exact(2).map(|p| (GlobalHandle(p[0]), GlobalHandle(p[1]))).collect::<Vec<_>>())
-            .collect();
-        pairs.sort_unstable();
-        pairs.dedup();
-        let (old, new) = (&self.pairs, &pairs);
-        let mut started: Vec<GlobalEvent> =
-            new.iter().filter(|p| old.binary_search(p).is_err()).map(|&(a, b)| GlobalEvent::Started(a, b)).collect();
-        let ended = old
-            .iter()
-            .filter(|p| new.binary_search(p).is_err() && self.is_live(p.0) && self.is_live(p.1))
-            .map(|&(a, b)| GlobalEvent::Ended(a, b));
-        started.extend(ended);
-        self.events = started;
-        self.pairs = pairs;
+        let size = self.comm.size();
+        let mut found: Vec<(u64, u64)> = self.contacts.iter().map(|c| (c.a.body.0, c.b.body.0)).collect();
+        found.sort_unstable();
+        found.dedup();
+        let mut out = vec![Vec::new(); size];
+        let mut tell = |kind: u64, (a, b): (u64, u64)| out[keeper(a, b, size)].extend([kind, a, b]);
+        // Both sorted: a merge of the old and the new.
+        let (old, new) = (&self.found, &found);
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() || j < new.len() {
+            let gone = match (old.get(i), new.get(j)) {
+                (Some(o), Some(n)) if o == n => {
+                    (i, j) = (i + 1, j + 1);
+                    continue;
+                }
+                (Some(o), Some(n)) => o < n,
+                (Some(_), None) => true,
+                _ => false,
+            };
+            if gone {
+                tell(0, old[i]);
+                i += 1;
+            } else {
+                tell(1, new[j]);
+                j += 1;
+            }
+        }
+        self.found = found;
+        self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
+        let mut before: HashMap<(u64, u64), u32> = HashMap::new();
+        for words in self.comm.exchange(out) {
+            for d in words.chunks_exact(3) {
+                let key = (d[1], d[2]);
+                let count = self.kept.entry(key).or_insert(0);
+                before.entry(key).or_insert(*count);
+                *count = if d[0] == 1 { *count + 1 } else { count.saturating_sub(1) };
+            }
+        }
+        let (mut started, mut ended) = (Vec::new(), Vec::new());
+        for (key, was) in before {
+            let now = self.kept.get(&key).copied().unwrap_or(0);
+            if now == 0 {
+                self.kept.remove(&key);
+            }
+            let pair = (GlobalHandle(key.0), GlobalHandle(key.1));
+            match (was, now) {
+                (0, 1..) => started.push(pair),
+                (1.., 0) => ended.push(pair),
+                _ => {}
+            }
+        }
+        started.sort_unstable();
+        ended.sort_unstable();
+        self.pairs.retain(|p| ended.binary_search(p).is_err());
+        self.pairs.extend_from_slice(&started);
+        self.pairs.sort_unstable();
+        self.events.clear();
+        self.events.extend(started.into_iter().map(|(a, b)| GlobalEvent::Started(a, b)));
+        let live = |p: &(GlobalHandle, GlobalHandle)| self.is_live(p.0) && self.is_live(p.1);
+        let ended: Vec<GlobalEvent> = ended.into_iter().filter(live).map(|(a, b)| GlobalEvent::Ended(a, b)).collect();
+        self.events.extend(ended);
     }
+}
+
+/// The rank that keeps body pair `(a, b)` and its events, of `size`: a
+/// hash of the ids, so pairs spread evenly and stay on one rank.
+fn keeper(a: u64, b: u64, size: usize) -> usize {
+    let mix = |mut x: u64| {
+        // splitmix64's finaliser.
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
+    };
+    (mix(mix(a) ^ b) % size as u64) as usize
 }
 
 /// Sets entry `index` of a table by local body slot.
