@@ -649,3 +649,50 @@ fn turning_pairs_at_any_spin_tolerance_equal_one_world() {
     check(&ops, WorldConfig::default());
     check(&ops, fine);
 }
+
+/// A batch of inserts with one agreement: a fault on one rank in the
+/// middle of it leaves no body on any rank (every rank returns the same
+/// error); the batch again, then the steps, give one `World`'s answers.
+#[test]
+fn a_batch_insert_is_all_or_nothing_on_every_rank() {
+    let ops = std::sync::Arc::new(drifting_ops());
+    let want = single(&ops, WorldConfig::default());
+    let shared = std::sync::Arc::clone(&ops);
+    let runs = within(4, std::time::Duration::from_secs(60), move |comm| {
+        let me = comm.rank();
+        let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+        if me == 2 {
+            world.inject_fault("insert", 50);
+        }
+        let bodies = || shared.iter().filter_map(|op| if let Op::Insert(b) = op { Some(b.clone()) } else { None });
+        let refused = world.insert_many(bodies()).map(|h| h.len());
+        let empty = world.is_empty() && world.owned_len() == 0;
+        let inserted = world.insert_many(bodies()).expect("the batch again").len();
+        let steps: Vec<Op<2>> = shared.iter().filter(|op| !matches!(op, Op::Insert(_))).cloned().collect();
+        let mut out = Vec::new();
+        for op in &steps {
+            run_ops(&mut world, std::slice::from_ref(op)).expect("valid ops");
+            if let Op::Step(_) = op {
+                let keys: Vec<Key> = world.gather_contacts().iter().map(key).collect();
+                let pairs: Vec<(u64, u64)> = world.gather_body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
+                let mut events: Vec<(bool, u64, u64)> = world
+                    .gather_events()
+                    .iter()
+                    .map(|e| match *e {
+                        fmbgrid::distributed::GlobalEvent::Started(a, b) => (true, a.0, b.0),
+                        fmbgrid::distributed::GlobalEvent::Ended(a, b) => (false, a.0, b.0),
+                    })
+                    .collect();
+                events.sort();
+                out.push((keys, pairs, events));
+            }
+        }
+        (refused, empty, inserted, out)
+    });
+    for (rank, (refused, empty, inserted, got)) in runs.into_iter().enumerate() {
+        let cause = "a fault injected at insert".to_owned();
+        assert_eq!(refused, Err(DistributedError::OnRank { rank: 2, cause }), "rank {rank}");
+        assert!(empty && inserted == 160, "rank {rank}");
+        assert_eq!(got, want, "rank {rank}");
+    }
+}

@@ -149,10 +149,9 @@ fn go<const D: usize>(
     let error = |what: String, start: Instant, e: fmbgrid::distributed::DistributedError| {
         format!("rank {rank}: {what} failed after {:.1} ms: {e}", start.elapsed().as_secs_f64() * 1e3)
     };
-    for (i, b) in bodies.iter().enumerate() {
-        let start = Instant::now();
-        world.insert(b.clone()).map_err(|e| error(format!("insert {i}"), start, e))?;
-    }
+    // One agreement for the whole scene, not one a body.
+    let start = Instant::now();
+    world.insert_many(bodies.iter().cloned()).map_err(|e| error("insert".to_owned(), start, e))?;
     // Rank 0's own world for `check`: the same bodies (the distributed
     // world took them all, so they are valid), compared step by step.
     let mut single = (check && rank == 0).then(|| {

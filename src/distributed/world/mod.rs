@@ -262,6 +262,74 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         Ok(GlobalHandle(id))
     }
 
+    /// Inserts `bodies` in order, as many [`DistributedWorld::insert`]s
+    /// would, with one agreement for all of them instead of one a body (a
+    /// loader's call: every rank calls it with the same bodies).
+    ///
+    /// # Errors
+    /// As [`DistributedWorld::insert`] for the first body refused (every
+    /// rank's first refusal alike: that error; else
+    /// [`DistributedError::OnRank`]); then none of the bodies is inserted,
+    /// on any rank.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, GlobalHandle, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// let unit = Frame2::from_aabb([0.0; 2], [1.0; 2])?;
+    /// let handles = world.insert_many((0..3).map(|_| Body::fixed(vec![unit])))?;
+    /// assert_eq!(handles, [GlobalHandle(0), GlobalHandle(1), GlobalHandle(2)]);
+    /// assert!(world.insert_many([Body::fixed(vec![unit]), Body::moving(vec![])]).is_err());
+    /// assert_eq!(world.len(), 3); // all or nothing
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn insert_many(
+        &mut self,
+        bodies: impl IntoIterator<Item = Body<D>>,
+    ) -> Result<Vec<GlobalHandle>, DistributedError> {
+        self.usable()?;
+        let (first, me) = (self.live.len() as u64, self.comm.rank());
+        let mut local = Ok(());
+        let mut kept = Vec::new();
+        let mut count = 0u64;
+        for body in bodies {
+            let id = first + count;
+            count += 1;
+            if local.is_err() {
+                continue;
+            }
+            let owner = match &self.regions {
+                Some(r) => r.owner(&body.pose.translation()),
+                None => (id % self.comm.size() as u64) as usize,
+            };
+            local = self.injected("insert");
+            if local.is_err() {
+                continue;
+            }
+            if owner != me {
+                local = self.world.admit(&mut body.clone()).map(|_| ()).map_err(Into::into);
+            } else {
+                match self.world.insert(body) {
+                    Ok(h) => kept.push((id, h)),
+                    Err(e) => local = Err(e.into()),
+                }
+            }
+        }
+        if let Err(e) = self.agree(local) {
+            for (_, h) in kept {
+                sure(self.world.remove(h));
+            }
+            return Err(e);
+        }
+        for (id, h) in kept {
+            self.owned.insert(id, h);
+            set(&mut self.ids, h.index, Some((id, None)));
+        }
+        self.live.extend((0..count).map(|_| true));
+        Ok((first..first + count).map(GlobalHandle).collect())
+    }
+
     /// Removes a body.
     ///
     /// # Errors
