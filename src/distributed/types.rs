@@ -51,8 +51,8 @@ pub struct GlobalContact<const D: usize> {
     pub time: [f64; 2],
 }
 
-/// A change in which bodies touch between two steps, the same on every
-/// rank. See [`DistributedWorld::events`](crate::distributed::DistributedWorld::events) for an example.
+/// A change in which bodies touch between two steps, reported by the rank
+/// that keeps the pair. See [`DistributedWorld::events`](crate::distributed::DistributedWorld::events) for an example.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GlobalEvent {
     /// The bodies touch in this step and did not in the previous one.

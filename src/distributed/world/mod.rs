@@ -333,7 +333,9 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// Removes a body.
     ///
     /// # Errors
-    /// [`DistributedError::StaleHandle`] on every rank.
+    /// [`DistributedError::StaleHandle`] on every rank;
+    /// [`DistributedError::OnRank`] for a rank's own failure (nothing
+    /// removed).
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -398,7 +400,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// Places a body at a new pose.
     ///
     /// # Errors
-    /// A stale handle on every rank; [`DistributedError::Refused`] with
+    /// A stale handle on every rank; [`DistributedError::OnRank`] for a
+    /// rank's own failure; [`DistributedError::Refused`] with
     /// [`World::set_pose`]'s reason, from the owner, shared with every
     /// rank.
     ///
