@@ -696,3 +696,18 @@ fn a_batch_insert_is_all_or_nothing_on_every_rank() {
         assert_eq!(got, want, "rank {rank}");
     }
 }
+
+/// Runaway bodies parked (the default policy), on several ranks, some
+/// of them migrating in the same step: parked after the migration, by
+/// whichever rank holds them then, their ghosts told; one `World`'s
+/// answers.
+#[test]
+fn parked_runaways_equal_one_world() {
+    let mut ops = drifting_ops();
+    let at = ops.iter().position(|op| matches!(op, Op::Step(_))).expect("a step") + 2;
+    for i in [3, 40, 77, 120] {
+        ops.insert(at, Op::Velocity(i, [1e14, 0.0]));
+    }
+    let config = WorldConfig::default().with_runaway(Runaway::Park);
+    check(&ops, config);
+}

@@ -799,17 +799,17 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     fn park(&mut self, ids: &[u64]) -> Vec<(BodyHandle, [f64; D], [f64; 3])> {
         let mut stopped = Vec::new();
         for &id in ids {
-            if let Some(&h) = self.owned.get(&id) {
+            let h = if let Some(&h) = self.owned.get(&id) {
                 let b = sure(self.world.body(h));
                 stopped.push((h, b.velocity, b.angular_velocity));
                 self.changed.entry(id).or_insert(false);
-            } else if !self.held.contains_key(&id) {
+                h
+            } else if let Some(&(h, _)) = self.held.get(&id) {
+                h
+            } else {
                 continue;
-            }
-            let h = self.owned.get(&id).copied().or_else(|| self.held.get(&id).map(|g| g.0));
-            if let Some(h) = h {
-                self.world.park(h);
-            }
+            };
+            self.world.park(h);
         }
         stopped
     }
