@@ -115,9 +115,9 @@ fn run_rank<const D: usize, C: Comm>(comm: C, ops: &[Op<D>], config: WorldConfig
                 let st = world.stats();
                 owned.push([st.migrated_in, st.ghost_frames, usize::from(st.rebalanced)]);
                 let keys: Vec<Key> = all.iter().map(key).collect();
-                let pairs = world.body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
+                let pairs = world.gather_body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
                 let mut events: Vec<(bool, u64, u64)> = world
-                    .events()
+                    .gather_events()
                     .iter()
                     .map(|e| match *e {
                         fmbgrid::distributed::GlobalEvent::Started(a, b) => (true, a.0, b.0),
@@ -126,6 +126,8 @@ fn run_rank<const D: usize, C: Comm>(comm: C, ops: &[Op<D>], config: WorldConfig
                     .collect();
                 events.sort();
                 assert!(keys.windows(2).all(|w| w[0] < w[1]), "a pair reported twice");
+                let kept: &Vec<(u64, u64)> = &pairs;
+                assert!(kept.windows(2).all(|w| w[0] < w[1]), "a body pair kept by two ranks");
                 out.push((keys, pairs, events));
             }
         }
@@ -434,4 +436,278 @@ fn a_panicking_rank_fails_the_others_instead_of_hanging() {
         handles.into_iter().map(|h| h.join().is_ok()).collect()
     });
     assert_eq!(outcomes, [false, false, false]);
+}
+
+/// Runs `rank` on `ranks` thread ranks (not scoped: a rank that hangs is
+/// left behind) and waits at most `limit` for all of them: a rank that
+/// does not return in time fails the test instead of hanging it.
+fn within<T: Send + 'static>(
+    ranks: usize,
+    limit: std::time::Duration,
+    rank: impl Fn(LocalComm) -> T + Send + Sync + 'static,
+) -> Vec<T> {
+    let rank = std::sync::Arc::new(rank);
+    let (tx, rx) = std::sync::mpsc::channel();
+    for comm in LocalComm::group(ranks) {
+        let (rank, tx) = (std::sync::Arc::clone(&rank), tx.clone());
+        std::thread::spawn(move || {
+            let r = comm.rank();
+            let _ = tx.send((r, rank(comm)));
+        });
+    }
+    drop(tx);
+    let deadline = std::time::Instant::now() + limit;
+    let mut out: Vec<Option<T>> = (0..ranks).map(|_| None).collect();
+    for _ in 0..ranks {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok((r, v)) => out[r] = Some(v),
+            Err(e) => panic!("{} of {ranks} ranks returned within {limit:?} ({e})", out.iter().flatten().count()),
+        }
+    }
+    out.into_iter().map(|v| v.expect("every rank answered")).collect()
+}
+
+/// A scene that reaches every stage of a step: bodies drifting across
+/// regions (migration, new splits, ghosts), velocity and pose changes and a
+/// removal between steps.
+fn drifting_ops() -> Vec<Op<2>> {
+    let mut r = ChaCha8Rng::seed_from_u64(12);
+    let mut ops: Vec<Op<2>> = (0..160)
+        .map(|_| {
+            let b = random_body::<2>(&mut r, 30.0, 1.0, false);
+            Op::Insert(b.with_velocity([12.0 + r.random_range(0.0..4.0), r.random_range(-1.0..1.0)]))
+        })
+        .collect();
+    ops.extend((0..3).map(|_| Op::Step(0.25)));
+    ops.push(Op::Velocity(5, [-10.0, 2.0]));
+    ops.push(Op::Pose(7, [3.0, 20.0]));
+    ops.extend((0..3).map(|_| Op::Step(0.25)));
+    ops.push(Op::Remove(9));
+    ops.extend((0..4).map(|_| Op::Step(0.25)));
+    ops
+}
+
+/// What one rank saw under an injected fault: the index of the op that
+/// failed, its error and how long the call took; its answers after each
+/// step (the failed op retried once: nothing changed, so the retry gives
+/// one `World`'s answers); and whether the world ended broken.
+type Faulted = (Option<(usize, DistributedError, std::time::Duration)>, Answers, bool);
+
+fn run_faulted(comm: LocalComm, ops: &[Op<2>], fault: Option<(usize, &str, usize)>) -> Faulted {
+    let me = comm.rank();
+    let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    if let Some((rank, stage, skip)) = fault
+        && rank == me
+    {
+        world.inject_fault(stage, skip);
+    }
+    let mut failed = None;
+    let mut out = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        let start = std::time::Instant::now();
+        let mut result = run_ops(&mut world, std::slice::from_ref(op));
+        if let Err(e) = result {
+            let broken = matches!(e, DistributedError::Broken { .. });
+            failed = Some((i, e, start.elapsed()));
+            if broken {
+                // Every later call says so, on every rank.
+                let again = run_ops(&mut world, std::slice::from_ref(op));
+                assert!(matches!(again, Err(DistributedError::Broken { .. })), "{again:?}");
+                return (failed, out, true);
+            }
+            result = run_ops(&mut world, std::slice::from_ref(op));
+        }
+        result.expect("the retried op succeeds");
+        if let Op::Step(_) = op {
+            let keys: Vec<Key> = world.gather_contacts().iter().map(key).collect();
+            let pairs = world.gather_body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
+            let mut events: Vec<(bool, u64, u64)> = world
+                .gather_events()
+                .iter()
+                .map(|e| match *e {
+                    fmbgrid::distributed::GlobalEvent::Started(a, b) => (true, a.0, b.0),
+                    fmbgrid::distributed::GlobalEvent::Ended(a, b) => (false, a.0, b.0),
+                })
+                .collect();
+            events.sort();
+            out.push((keys, pairs, events));
+        }
+    }
+    (failed, out, false)
+}
+
+/// A failure injected on one rank at each stage (insert, remove, a change
+/// of velocity or pose, and in a step the runaway check, the split, both
+/// halves of the migration and of the ghost exchange, the local step):
+/// every rank returns the same error, naming that rank and the stage,
+/// within a second; nothing changed (the op retried gives one `World`'s
+/// answers to the end), but for a failed local step, after which the
+/// world is broken on every rank.
+#[test]
+fn a_fault_on_one_rank_is_agreed_by_every_rank_and_changes_nothing() {
+    let ops = std::sync::Arc::new(drifting_ops());
+    let want = single(&ops, WorldConfig::default());
+    assert!(want.iter().any(|s| !s.0.is_empty()), "the scene must have contacts");
+    let ranks = 4;
+    let skips = [("insert", 20), ("remove", 0), ("set", 1), ("runaways", 2), ("split", 1)];
+    let skips = skips.into_iter().chain([
+        ("migrate-send", 3),
+        ("migrate-receive", 4),
+        ("ghosts-send", 5),
+        ("ghosts-receive", 6),
+        ("step", 7),
+    ]);
+    let mut slowest = std::time::Duration::ZERO;
+    for (k, (stage, skip)) in skips.enumerate() {
+        assert_eq!(fmbgrid::distributed::FAULT_STAGES[k], stage);
+        let bad = k % ranks;
+        let shared = std::sync::Arc::clone(&ops);
+        let runs = within(ranks, std::time::Duration::from_secs(60), move |comm| {
+            run_faulted(comm, &shared, Some((bad, stage, skip)))
+        });
+        let (first, _, _) = &runs[0];
+        let (at, error, _) = first.as_ref().unwrap_or_else(|| panic!("{stage}: the fault never fired"));
+        let want_error = |e: &DistributedError| match e {
+            DistributedError::OnRank { rank, cause } | DistributedError::Broken { rank, cause } => {
+                *rank == bad && cause.contains(stage)
+            }
+            _ => false,
+        };
+        assert!(want_error(error), "{stage}: {error:?}");
+        for (rank, (failed, got, broken)) in runs.iter().enumerate() {
+            let (i, e, took) = failed.as_ref().unwrap_or_else(|| panic!("{stage}: rank {rank} did not fail"));
+            assert_eq!((i, e), (at, error), "{stage}: rank {rank}");
+            slowest = slowest.max(*took);
+            assert!(*took < std::time::Duration::from_secs(1), "{stage}: rank {rank} took {took:?}");
+            assert_eq!(*broken, stage == "step", "{stage}: rank {rank}");
+            if !broken {
+                assert_eq!(got, &want, "{stage}: rank {rank}: the world changed");
+            }
+        }
+    }
+    eprintln!("every rank returned the agreed error within {slowest:?}");
+}
+
+/// A rank that panics in the middle of a step: the others panic too in
+/// their next collective (the group is broken), promptly, instead of
+/// waiting for it forever.
+#[test]
+fn a_rank_panicking_mid_run_ends_every_rank_promptly() {
+    let ops = std::sync::Arc::new(drifting_ops());
+    let start = std::time::Instant::now();
+    let panicked = within(3, std::time::Duration::from_secs(30), move |comm| {
+        let me = comm.rank();
+        let ops = std::sync::Arc::clone(&ops);
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+            for (i, op) in ops.iter().enumerate() {
+                assert!(!(me == 1 && i == 165), "rank 1 fails on purpose");
+                run_ops(&mut world, std::slice::from_ref(op)).expect("valid ops");
+            }
+        }))
+        .is_err()
+    });
+    assert_eq!(panicked, [true, true, true]);
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+}
+
+/// Turning bars, packed so that many pairs come within a coarse spin
+/// tolerance without touching (the world reports them: conservative),
+/// across the regions' borders.
+fn turning_bars(seed: u64, bodies: usize, steps: usize) -> Vec<Op<2>> {
+    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    let mut ops: Vec<Op<2>> = (0..bodies)
+        .map(|_| {
+            let f = Frame::from_aabb([0.0, -0.1], [r.random_range(0.5..3.0), 0.1]).unwrap();
+            let at = [r.random_range(0.0..24.0), r.random_range(0.0..24.0)];
+            let pose = Pose::from_angle(r.random_range(0.0..6.3), at).unwrap();
+            let v = [r.random_range(-1.0..1.0), r.random_range(-1.0..1.0)];
+            Op::Insert(
+                Body::moving(vec![f]).with_pose(pose).with_velocity(v).with_angular_velocity(r.random_range(-8.0..8.0)),
+            )
+        })
+        .collect();
+    ops.extend((0..steps).map(|_| Op::Step(0.25)));
+    ops
+}
+
+/// Turning pairs at a coarse spin tolerance (0.5: conservative boxes and
+/// intervals, and whatever pairs come within it), the default one and a
+/// fine one: the distributed world reports exactly one world's contacts,
+/// bit for bit, on 1 to 4 ranks (a turning pair's contact box lies in both
+/// frames' swept boxes, grown by a margin for round-off: the rank owning
+/// the low corner of their overlap holds both frames).
+#[test]
+fn turning_pairs_at_any_spin_tolerance_equal_one_world() {
+    let ops = turning_bars(13, 220, 6);
+    let coarse = WorldConfig::default().with_spin_tolerance(0.5);
+    let fine = WorldConfig::default().with_spin_tolerance(1e-6);
+    // The tolerance shows in the answers: coarser boxes and intervals.
+    assert_ne!(single(&ops, coarse), single(&ops, fine));
+    check(&ops, coarse);
+    check(&ops, WorldConfig::default());
+    check(&ops, fine);
+}
+
+/// A batch of inserts with one agreement: a fault on one rank in the
+/// middle of it leaves no body on any rank (every rank returns the same
+/// error); the batch again, then the steps, give one `World`'s answers.
+#[test]
+fn a_batch_insert_is_all_or_nothing_on_every_rank() {
+    let ops = std::sync::Arc::new(drifting_ops());
+    let want = single(&ops, WorldConfig::default());
+    let shared = std::sync::Arc::clone(&ops);
+    let runs = within(4, std::time::Duration::from_secs(60), move |comm| {
+        let me = comm.rank();
+        let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+        if me == 2 {
+            world.inject_fault("insert", 50);
+        }
+        let bodies = || shared.iter().filter_map(|op| if let Op::Insert(b) = op { Some(b.clone()) } else { None });
+        let refused = world.insert_many(bodies()).map(|h| h.len());
+        let empty = world.is_empty() && world.owned_len() == 0;
+        let inserted = world.insert_many(bodies()).expect("the batch again").len();
+        let steps: Vec<Op<2>> = shared.iter().filter(|op| !matches!(op, Op::Insert(_))).cloned().collect();
+        let mut out = Vec::new();
+        for op in &steps {
+            run_ops(&mut world, std::slice::from_ref(op)).expect("valid ops");
+            if let Op::Step(_) = op {
+                let keys: Vec<Key> = world.gather_contacts().iter().map(key).collect();
+                let pairs: Vec<(u64, u64)> = world.gather_body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
+                let mut events: Vec<(bool, u64, u64)> = world
+                    .gather_events()
+                    .iter()
+                    .map(|e| match *e {
+                        fmbgrid::distributed::GlobalEvent::Started(a, b) => (true, a.0, b.0),
+                        fmbgrid::distributed::GlobalEvent::Ended(a, b) => (false, a.0, b.0),
+                    })
+                    .collect();
+                events.sort();
+                out.push((keys, pairs, events));
+            }
+        }
+        (refused, empty, inserted, out)
+    });
+    for (rank, (refused, empty, inserted, got)) in runs.into_iter().enumerate() {
+        let cause = "a fault injected at insert".to_owned();
+        assert_eq!(refused, Err(DistributedError::OnRank { rank: 2, cause }), "rank {rank}");
+        assert!(empty && inserted == 160, "rank {rank}");
+        assert_eq!(got, want, "rank {rank}");
+    }
+}
+
+/// Runaway bodies parked (the default policy), on several ranks, some
+/// of them migrating in the same step: parked after the migration, by
+/// whichever rank holds them then, their ghosts told; one `World`'s
+/// answers.
+#[test]
+fn parked_runaways_equal_one_world() {
+    let mut ops = drifting_ops();
+    let at = ops.iter().position(|op| matches!(op, Op::Step(_))).expect("a step") + 2;
+    for i in [3, 40, 77, 120] {
+        ops.insert(at, Op::Velocity(i, [1e14, 0.0]));
+    }
+    let config = WorldConfig::default().with_runaway(Runaway::Park);
+    check(&ops, config);
 }

@@ -13,16 +13,27 @@
 
 use std::process::Command;
 
-fn mpirun(np: usize, args: &[&str]) -> (bool, String) {
-    let out = Command::new("mpirun")
-        .args(["--oversubscribe", "-np", &np.to_string(), env!("CARGO_BIN_EXE_fmbgrid-mpi")])
+/// `mpirun --oversubscribe -np NP fmbgrid-mpi ARGS`, under a time limit
+/// (`timeout`: a run that hangs fails the test instead of CI): whether it
+/// succeeded, its output, and how long it took.
+fn mpirun_timed(np: usize, args: &[&str]) -> (bool, String, std::time::Duration) {
+    let start = std::time::Instant::now();
+    let out = Command::new("timeout")
+        .args(["--kill-after=10", "120", "mpirun", "--oversubscribe", "-np", &np.to_string()])
+        .arg(env!("CARGO_BIN_EXE_fmbgrid-mpi"))
         .args(args)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .output()
         .expect("mpirun runs (an MPI implementation is installed)");
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), text)
+    assert_ne!(out.status.code(), Some(124), "mpirun timed out:\n{text}");
+    (out.status.success(), text, start.elapsed())
+}
+
+fn mpirun(np: usize, args: &[&str]) -> (bool, String) {
+    let (ok, text, _) = mpirun_timed(np, args);
+    (ok, text)
 }
 
 fn check(scene: &str, steps: usize) {
@@ -80,5 +91,57 @@ fn run_prints_the_summary_on_rank_0() {
     assert!(ok, "{text}");
     for line in ["ranks: 2", "ms per step", "ghost fraction", "bytes exchanged per step", "load imbalance"] {
         assert_eq!(text.matches(line).count(), 1, "'{line}' once, from rank 0:\n{text}");
+    }
+}
+
+/// A failure injected on one rank of four at each stage of a run: every
+/// rank prints the same error (naming that rank and the stage), each
+/// within a second of entering the failing call, and the job exits
+/// non-zero (every rank exits with 1; none is left waiting).
+#[test]
+fn a_fault_on_one_rank_ends_every_rank_with_the_same_error() {
+    let scene = "tests/scenes/mpi_clustered.toml";
+    let faults = [
+        ("insert", 3, 10),
+        ("runaways", 1, 2),
+        ("split", 2, 0),
+        ("migrate-send", 3, 1),
+        ("migrate-receive", 0, 2),
+        ("ghosts-send", 1, 3),
+        ("ghosts-receive", 2, 1),
+        ("step", 3, 2),
+    ];
+    for (stage, rank, skip) in faults {
+        let spec = format!("{rank}:{stage}:{skip}");
+        let (ok, text, took) = mpirun_timed(4, &["check", scene, "--steps", "6", "--fault", &spec]);
+        assert!(!ok, "{spec}: the job succeeded:\n{text}");
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("fmbgrid-mpi: rank ")).collect();
+        assert_eq!(lines.len(), 4, "{spec}: one error line a rank:\n{text}");
+        let (who, cause) = (format!("rank {rank}"), format!("a fault injected at {stage}"));
+        let mut ms_max = 0.0_f64;
+        for line in &lines {
+            // "fmbgrid-mpi: rank R: WHAT failed after MS ms: ERROR"
+            let (head, error) = line.split_once(" ms: ").expect("the error line's form");
+            assert!(error.contains(&who) && error.contains(&cause), "{spec}: {line}");
+            assert_eq!(error, lines[0].split_once(" ms: ").unwrap().1, "{spec}: the same error everywhere");
+            let ms: f64 = head.rsplit(' ').next().and_then(|x| x.parse().ok()).expect("milliseconds");
+            ms_max = ms_max.max(ms);
+        }
+        assert!(ms_max < 1000.0, "{spec}: a rank took {ms_max} ms to return the error");
+        eprintln!("{spec}: every rank returned within {ms_max:.1} ms; the job exited non-zero after {took:?}");
+    }
+}
+
+/// A rank that panics, or is killed, ends the whole job promptly with a
+/// non-zero status (the panic hook calls `MPI_Abort`; `mpirun` ends a
+/// job whose process died).
+#[test]
+fn a_rank_that_panics_or_is_killed_ends_the_job() {
+    for (flag, words) in [("--panic", "panics before step 2 on purpose"), ("--kill", "")] {
+        let (ok, text, took) =
+            mpirun_timed(4, &["check", "tests/scenes/mpi_clustered.toml", "--steps", "6", flag, "2:2"]);
+        assert!(!ok && text.contains(words), "{flag}:\n{text}");
+        assert!(took < std::time::Duration::from_secs(30), "{flag}: the job took {took:?}");
+        eprintln!("{flag}: the job ended, non-zero, after {took:?}");
     }
 }

@@ -12,6 +12,14 @@
 //! exchanged and load imbalance; `check` compares the gathered contacts
 //! with a single `World`'s after every step, bit for bit, and exits with
 //! 1 on any difference.
+//!
+//! An error of the distributed world is the same on every rank (see
+//! `DistributedError`): each rank prints it with the time the failing call
+//! took, and every rank exits with 1. A rank that panics ends the job
+//! (`MpiComm::world` installs a panic hook that calls `MPI_Abort`). The
+//! hidden options `--fault RANK:STAGE:SKIP`, `--panic RANK:STEP` and
+//! `--kill RANK:STEP` make one rank fail, panic or die (`kill -9`) on
+//! purpose, for `tests/mpi.rs`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,6 +47,8 @@ enum Command {
         /// Steps to run (default: the scene's `steps`).
         #[arg(long)]
         steps: Option<usize>,
+        #[command(flatten)]
+        faults: Faults,
     },
     /// Steps the scene and, on rank 0, one World holding every body;
     /// compares their contacts after every step.
@@ -48,7 +58,37 @@ enum Command {
         /// Steps to run (default: 5).
         #[arg(long, default_value_t = 5)]
         steps: usize,
+        #[command(flatten)]
+        faults: Faults,
     },
+}
+
+/// Failures made on purpose, for the fault tests.
+#[derive(clap::Args, Debug, Default, Clone)]
+struct Faults {
+    /// RANK:STAGE:SKIP: rank RANK fails alone the SKIP+1th time it reaches
+    /// STAGE (`fmbgrid::distributed::FAULT_STAGES`).
+    #[arg(long, hide = true)]
+    fault: Option<String>,
+    /// RANK:STEP: rank RANK panics before step STEP (from 1).
+    #[arg(long, hide = true)]
+    panic: Option<String>,
+    /// RANK:STEP: rank RANK kills itself (`kill -9`) before step STEP.
+    #[arg(long, hide = true)]
+    kill: Option<String>,
+}
+
+impl Faults {
+    /// The rank and the rest of `RANK:REST`, when `RANK` is `rank`.
+    fn mine(spec: &Option<String>, rank: usize) -> Option<&str> {
+        let (r, rest) = spec.as_deref()?.split_once(':')?;
+        (r.parse() == Ok(rank)).then_some(rest)
+    }
+
+    /// True when this rank should fail as `spec` says before step `step`.
+    fn at_step(spec: &Option<String>, rank: usize, step: usize) -> bool {
+        Self::mine(spec, rank).and_then(|s| s.parse::<usize>().ok()) == Some(step)
+    }
 }
 
 fn main() -> ExitCode {
@@ -58,9 +98,9 @@ fn main() -> ExitCode {
     };
     let comm = MpiComm::world(&universe);
     let cli = Cli::parse();
-    let (path, steps, check) = match cli.command {
-        Command::Run { path, steps } => (path, steps, false),
-        Command::Check { path, steps } => (path, Some(steps), true),
+    let (path, steps, check, faults) = match cli.command {
+        Command::Run { path, steps, faults } => (path, steps, false, faults),
+        Command::Check { path, steps, faults } => (path, Some(steps), true, faults),
     };
     // Every rank reads the scene: an error is the same on all of them.
     let scene = match Scene::load(&path) {
@@ -74,14 +114,15 @@ fn main() -> ExitCode {
     };
     let steps = steps.unwrap_or(scene.steps());
     let outcome = match scene.dimension() {
-        2 => scene.build_2d().map_err(|e| e.to_string()).and_then(|w| go(comm, &scene, &w, steps, check)),
-        _ => scene.build_3d().map_err(|e| e.to_string()).and_then(|w| go(comm, &scene, &w, steps, check)),
+        2 => scene.build_2d().map_err(|e| e.to_string()).and_then(|w| go(comm, &scene, &w, steps, check, &faults)),
+        _ => scene.build_3d().map_err(|e| e.to_string()).and_then(|w| go(comm, &scene, &w, steps, check, &faults)),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("fmbgrid-mpi: {e}");
+            // One write, so that the ranks' lines do not interleave.
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("fmbgrid-mpi: {e}\n").as_bytes());
             ExitCode::FAILURE
         }
     }
@@ -95,14 +136,22 @@ fn go<const D: usize>(
     built: &World<D>,
     steps: usize,
     check: bool,
+    faults: &Faults,
 ) -> Result<bool, String> {
     let bodies: Vec<Body<D>> = built.bodies().map(|(_, b)| b.clone()).collect();
     let (rank, ranks) = (comm.rank(), comm.size());
     let config = built.config();
     let mut world = DistributedWorld::<D, _>::new(comm, config);
-    for b in &bodies {
-        world.insert(b.clone()).map_err(|e| e.to_string())?;
+    if let Some((stage, skip)) = Faults::mine(&faults.fault, rank).and_then(|s| s.split_once(':')) {
+        world.inject_fault(stage, skip.parse().map_err(|_| format!("--fault: bad SKIP {skip}"))?);
     }
+    // The same error on every rank, and how long the call took to say so.
+    let error = |what: String, start: Instant, e: fmbgrid::distributed::DistributedError| {
+        format!("rank {rank}: {what} failed after {:.1} ms: {e}", start.elapsed().as_secs_f64() * 1e3)
+    };
+    // One agreement for the whole scene, not one a body.
+    let start = Instant::now();
+    world.insert_many(bodies.iter().cloned()).map_err(|e| error("insert".to_owned(), start, e))?;
     // Rank 0's own world for `check`: the same bodies (the distributed
     // world took them all, so they are valid), compared step by step.
     let mut single = (check && rank == 0).then(|| {
@@ -113,8 +162,14 @@ fn go<const D: usize>(
     let (mut passed, mut failed) = (0, 0);
     let mut rows = Vec::new();
     for step in 0..steps {
+        if Faults::at_step(&faults.panic, rank, step + 1) {
+            panic!("rank {rank} panics before step {} on purpose", step + 1);
+        }
+        if Faults::at_step(&faults.kill, rank, step + 1) {
+            let _ = std::process::Command::new("kill").args(["-9", &std::process::id().to_string()]).status();
+        }
         let start = Instant::now();
-        world.step(scene.dt()).map_err(|e| e.to_string())?;
+        world.step(scene.dt()).map_err(|e| error(format!("step {}", step + 1), start, e))?;
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let st = world.stats();
         // Collective: every rank gathers, in check mode only.

@@ -46,6 +46,18 @@ pub trait Comm {
     fn all_gather(&self, mine: Vec<u64>) -> Vec<Vec<u64>> {
         self.exchange(vec![mine; self.size()])
     }
+
+    /// The largest of every rank's `mine`, on every rank (the agreement on
+    /// an error flag; `MpiComm` makes it one `MPI_Allreduce`).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{Comm, LocalComm};
+    /// let comm = LocalComm::group(1).pop().unwrap();
+    /// assert_eq!(comm.all_max(5), 5);
+    /// ```
+    fn all_max(&self, mine: u64) -> u64 {
+        self.all_gather(vec![mine]).iter().filter_map(|w| w.first().copied()).max().unwrap_or(mine)
+    }
 }
 
 /// Ranks that are threads of one process, exchanging through shared
@@ -182,7 +194,22 @@ impl MpiComm {
     /// The communicator of every process of the run (`MPI_COMM_WORLD`);
     /// keep the universe alive while it is used (MPI finalizes when the
     /// universe drops).
+    ///
+    /// Installs a panic hook (once) that, after the usual report, calls
+    /// `MPI_Abort`: a rank that panics ends the whole job with a non-zero
+    /// status instead of leaving the others waiting in a collective. (A
+    /// rank killed by a signal, or one that exits without finalizing, is
+    /// `mpirun`'s to notice: Open MPI then ends the job, non-zero.)
     pub fn world(universe: &mpi::environment::Universe) -> Self {
+        static HOOK: std::sync::Once = std::sync::Once::new();
+        HOOK.call_once(|| {
+            let report = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                report(info);
+                use mpi::traits::Communicator;
+                mpi::topology::SimpleCommunicator::world().abort(101);
+            }));
+        });
         MpiComm { world: universe.world() }
     }
 }
@@ -197,6 +224,14 @@ impl Comm for MpiComm {
     fn size(&self) -> usize {
         use mpi::traits::Communicator;
         self.world.size() as usize
+    }
+
+    fn all_max(&self, mine: u64) -> u64 {
+        use mpi::collective::SystemOperation;
+        use mpi::traits::CommunicatorCollectives;
+        let mut max = 0u64;
+        self.world.all_reduce_into(&mine, &mut max, SystemOperation::max());
+        max
     }
 
     fn exchange(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {

@@ -5,9 +5,9 @@
 //! * [`region`](Regions): the split of space, weighted recursive
 //!   bisection of the bodies' reference points;
 //! * `parcel`: bodies as words, with their placed frames bit for bit;
-//! * [`comm`](Comm): the one collective a step needs, an all-to-all
-//!   exchange ([`LocalComm`] between threads, `MpiComm` with the `mpi`
-//!   feature between processes);
+//! * [`comm`](Comm): the collectives a step needs, an all-to-all
+//!   exchange and the reduction that agrees on errors ([`LocalComm`]
+//!   between threads, `MpiComm` with the `mpi` feature between processes);
 //! * `types`: global handles, frames, contacts, events, errors, stats;
 //! * [`DistributedWorld`] (`world/`, with `ghosts.rs` and `wire.rs`): a step is the runaway check, migration (and
 //!   a new split when loads drift), the ghost exchange, the local step,
@@ -23,4 +23,6 @@ mod world;
 pub use comm::MpiComm;
 pub use comm::{Comm, LocalComm};
 pub use region::Regions;
+#[doc(hidden)]
+pub use world::FAULT_STAGES;
 pub use world::{DistributedError, DistributedWorld, GlobalContact, GlobalEvent, GlobalFrame, GlobalHandle, StepStats};

@@ -51,8 +51,8 @@ pub struct GlobalContact<const D: usize> {
     pub time: [f64; 2],
 }
 
-/// A change in which bodies touch between two steps, the same on every
-/// rank. See [`DistributedWorld::events`](crate::distributed::DistributedWorld::events) for an example.
+/// A change in which bodies touch between two steps, reported by the rank
+/// that keeps the pair. See [`DistributedWorld::events`](crate::distributed::DistributedWorld::events) for an example.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum GlobalEvent {
     /// The bodies touch in this step and did not in the previous one.
@@ -62,7 +62,16 @@ pub enum GlobalEvent {
 }
 
 /// Why a [`DistributedWorld`](crate::distributed::DistributedWorld) refused an operation: the same error on
-/// every rank, and nothing changed anywhere.
+/// every rank, and nothing changed anywhere (but for [`DistributedError::Broken`]).
+///
+/// Every call that can fail on some ranks only ends with an agreement (a
+/// reduction of an error flag over the ranks, then, on an error, a gather
+/// of the causes): an error every rank met alike is returned as it is
+/// ([`DistributedError::World`] for a body every rank refuses); an error
+/// some ranks met alone becomes the lowest such rank's
+/// [`DistributedError::OnRank`] (or [`DistributedError::Refused`] when it
+/// is the owner refusing a change), on every rank. No rank is left waiting
+/// in a later collective.
 ///
 /// ```
 /// use fmbgrid::distributed::{DistributedError, DistributedWorld, GlobalHandle, LocalComm};
@@ -92,6 +101,31 @@ pub enum DistributedError {
     /// is not a number within range, or carries a frame beyond its reach.
     #[error("body {0:?} would leave the supported range this step")]
     Runaway(GlobalHandle),
+    /// An error that rank `rank` met and the others did not (its own
+    /// limit on frames, memory, a corrupt message, a fault injected by a
+    /// test), the lowest such rank's: returned on every rank, and the
+    /// world is as it was before the call on every rank.
+    #[error("rank {rank}: {cause}")]
+    OnRank {
+        /// The failing rank (the lowest, when several failed).
+        rank: usize,
+        /// Its error, as it reads.
+        cause: String,
+    },
+    /// The local step of rank `rank` failed after other ranks had stepped
+    /// theirs (memory exhausted while collecting contacts is the only way
+    /// once the runaways are agreed): the ranks' bodies are no longer at
+    /// one instant, so this call and every later one return this error,
+    /// on every rank.
+    #[error(
+        "the distributed world is broken: the local step of rank {rank} failed ({cause}) after other ranks had stepped"
+    )]
+    Broken {
+        /// The failing rank (the lowest, when several failed).
+        rank: usize,
+        /// Its error, as it reads.
+        cause: String,
+    },
 }
 
 /// What a step cost in communication, on this rank. See

@@ -13,12 +13,36 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// bodies only when a ghost comes or goes: every `SYNC_EVERY` steps,
     /// when the ghosts are chosen afresh with room for the steps until the
     /// next choice, or when a frame reaches a rank sooner.
+    ///
+    /// A rank's error (in its plan, or in taking what it was sent) is
+    /// agreed; the caller then drops every ghost on every rank
+    /// ([`DistributedWorld::reset_ghosts`]).
     pub(super) fn send_ghosts(&mut self, dt: f64) -> Result<(), DistributedError> {
         self.swept.clear();
         self.swept_at.clear();
         let sync = self.until_sync == 0;
         self.until_sync = if sync { SYNC_EVERY - 1 } else { self.until_sync - 1 };
         let mut out = vec![Vec::new(); self.comm.size()];
+        let planned = self.injected("ghosts-send").and_then(|()| self.plan_ghosts(dt, sync, &mut out));
+        self.stats.owned_bodies = self.owned.len();
+        self.stats.owned_frames = self.swept.len();
+        self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
+        let received = self.exchange_checked(out, planned)?;
+        let taken = self.injected("ghosts-receive").and_then(|()| self.take_ghosts(&received));
+        self.agree(taken)?;
+        for &(h, ref indices) in self.held.values() {
+            let (body, frames) = sure(self.world.placed_ref(h));
+            record(&mut self.swept_at, h.index, self.swept.len());
+            let turning = self.turning;
+            self.swept.extend(frames.map(|f| swept_box(body, f, dt, turning)));
+            self.stats.ghost_frames += indices.len();
+        }
+        Ok(())
+    }
+
+    /// What the holders of this rank's ghosts need, into `out` by rank,
+    /// every owned frame's swept box recorded.
+    fn plan_ghosts(&mut self, dt: f64, sync: bool, out: &mut [Vec<u64>]) -> Result<(), DistributedError> {
         for (r, id) in self.orphans.drain(..) {
             parcel::encode_message::<D>(&Message::Drop(id), &mut out[r]);
         }
@@ -54,24 +78,26 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 self.sent.insert(id, held);
             }
         }
-        self.stats.owned_bodies = self.owned.len();
-        self.stats.owned_frames = self.swept.len();
-        self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
+        Ok(())
+    }
+
+    /// Does what the other ranks told this one of their ghosts.
+    fn take_ghosts(&mut self, received: &[Vec<u64>]) -> Result<(), DistributedError> {
         let mut inbox = Vec::new();
-        for words in self.comm.exchange(out) {
-            inbox.extend(parcel::decode_messages::<D>(&words)?);
+        for words in received {
+            inbox.extend(parcel::decode_messages::<D>(words)?);
         }
         // Drops first: a body that changed owner is dropped by the old one
         // and sent again by the new one in the same exchange.
         for m in &inbox {
             if let Message::Drop(id) = m {
-                self.drop_ghost(*id)?;
+                self.drop_ghost(*id);
             }
         }
         for m in inbox {
             match m {
                 Message::Ghost(p) => {
-                    self.drop_ghost(p.id)?;
+                    self.drop_ghost(p.id);
                     let h = self.world.insert_placed(p.placed)?;
                     set(&mut self.ids, h.index, Some((p.id, Some(p.indices.clone()))));
                     self.held.insert(p.id, (h, p.indices));
@@ -84,13 +110,20 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 Message::Drop(_) => {}
             }
         }
-        for &(h, ref indices) in self.held.values() {
-            let (body, frames) = self.world.placed_ref(h)?;
-            record(&mut self.swept_at, h.index, self.swept.len());
-            self.swept.extend(frames.map(|f| swept_box(body, f, dt)));
-            self.stats.ghost_frames += indices.len();
-        }
         Ok(())
+    }
+
+    /// Drops every ghost on this rank and forgets which were sent (every
+    /// rank does, after an agreed error in a step): the next step sends
+    /// them afresh. Ghosts are copies, so the world is as it was.
+    pub(super) fn reset_ghosts(&mut self) {
+        let held: Vec<u64> = self.held.keys().copied().collect();
+        for id in held {
+            self.drop_ghost(id);
+        }
+        self.sent.clear();
+        self.orphans.clear();
+        self.until_sync = 0;
     }
 
     /// The (rank, frame) pairs, sorted, of the owned body `h`'s frames
@@ -110,7 +143,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         record(&mut self.swept_at, h.index, self.swept.len());
         let room: [f64; D] = std::array::from_fn(|k| (body.velocity[k] * dt).abs() * f64::from(SYNC_EVERY));
         for (k, f) in frames.enumerate() {
-            let b = swept_box(body, f, dt);
+            let b = swept_box(body, f, dt, self.turning);
             self.swept.push(b);
             let Some(regions) = &self.regions else { continue };
             let reach = if sync {
@@ -128,12 +161,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     }
 
     /// Drops the ghost of body `id`, if this rank holds one.
-    pub(super) fn drop_ghost(&mut self, id: u64) -> Result<(), DistributedError> {
+    pub(super) fn drop_ghost(&mut self, id: u64) {
         if let Some((h, _)) = self.held.remove(&id) {
             set(&mut self.ids, h.index, None);
-            self.world.remove(h)?;
+            sure(self.world.remove(h));
         }
-        Ok(())
     }
 }
 

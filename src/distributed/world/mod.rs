@@ -10,14 +10,19 @@ use super::region::Regions;
 use crate::aabb::Aabb;
 use crate::error::WorldError;
 use crate::frame::Frame;
-use crate::world::{Body, BodyHandle, Pose, Runaway, World, WorldConfig};
+use crate::world::{Body, BodyHandle, Motion, Pose, Runaway, World, WorldConfig};
 
+mod agree;
 mod ghosts;
 mod wire;
 
+#[doc(hidden)]
+pub use agree::FAULT_STAGES;
+use agree::sure;
+
 pub use super::types::{DistributedError, GlobalContact, GlobalEvent, GlobalFrame, GlobalHandle, StepStats};
 use ghosts::Holders;
-use wire::{contact_from_words, message_from_words, message_words};
+use wire::{contact_from_words, text_from_words, text_words};
 
 /// A world split across the ranks of a [`Comm`], with the contract of
 /// [`World`]: every rank makes the same calls with the same arguments, in
@@ -92,10 +97,23 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     contacts: Vec<GlobalContact<D>>,
     /// The local world's contacts of the step (a reused buffer).
     local: Vec<crate::Contact<D>>,
+    /// The body pairs this rank keeps (sorted), and how many ranks found
+    /// each in the last step.
     pairs: Vec<(GlobalHandle, GlobalHandle)>,
+    kept: HashMap<(u64, u64), u32>,
+    /// The body pairs of this rank's own contacts in the last step, sorted.
+    found: Vec<(u64, u64)>,
     events: Vec<GlobalEvent>,
     parked: Vec<GlobalHandle>,
     stats: StepStats,
+    /// A fault to inject on this rank: the stage, and how many times to
+    /// pass it first ([`DistributedWorld::inject_fault`]).
+    fault: Option<(String, usize)>,
+    /// Set when a local step failed after other ranks stepped theirs.
+    broken: Option<DistributedError>,
+    /// Whether a body of any rank turns this step (agreed with the
+    /// loads): the swept boxes then get a margin for round-off.
+    turning: bool,
 }
 
 impl<const D: usize, C: Comm> DistributedWorld<D, C> {
@@ -130,9 +148,14 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             contacts: Vec::new(),
             local: Vec::new(),
             pairs: Vec::new(),
+            kept: HashMap::new(),
+            found: Vec::new(),
             events: Vec::new(),
             parked: Vec::new(),
             stats: StepStats::default(),
+            fault: None,
+            broken: None,
+            turning: false,
         }
     }
 
@@ -190,7 +213,9 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// ranks in turn).
     ///
     /// # Errors
-    /// As [`World::insert`], on every rank.
+    /// As [`World::insert`], on every rank; [`DistributedError::OnRank`]
+    /// when a rank alone refuses (the owner past its own limit on frames):
+    /// the body is then in no rank's world.
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -203,17 +228,33 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert(&mut self, body: Body<D>) -> Result<GlobalHandle, DistributedError> {
+        self.usable()?;
         let id = self.live.len() as u64;
         let owner = match &self.regions {
             Some(r) => r.owner(&body.pose.translation()),
             None => (id % self.comm.size() as u64) as usize,
         };
-        if owner != self.comm.rank() {
-            // The others check the body as the owner's world does, so that
-            // all give the same answer.
-            self.world.admit(&mut body.clone())?;
-        } else {
-            let h = self.world.insert(body)?;
+        let mut local = self.injected("insert");
+        let mut kept = None;
+        if local.is_ok() {
+            if owner != self.comm.rank() {
+                // The others check the body as the owner's world does, so
+                // that all give the same answer to the same bad body.
+                local = self.world.admit(&mut body.clone()).map(|_| ()).map_err(Into::into);
+            } else {
+                match self.world.insert(body) {
+                    Ok(h) => kept = Some(h),
+                    Err(e) => local = Err(e.into()),
+                }
+            }
+        }
+        if let Err(e) = self.agree(local) {
+            if let Some(h) = kept {
+                sure(self.world.remove(h));
+            }
+            return Err(e);
+        }
+        if let Some(h) = kept {
             self.owned.insert(id, h);
             set(&mut self.ids, h.index, Some((id, None)));
         }
@@ -221,10 +262,80 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         Ok(GlobalHandle(id))
     }
 
+    /// Inserts `bodies` in order, as many [`DistributedWorld::insert`]s
+    /// would, with one agreement for all of them instead of one a body (a
+    /// loader's call: every rank calls it with the same bodies).
+    ///
+    /// # Errors
+    /// As [`DistributedWorld::insert`] for the first body refused (every
+    /// rank's first refusal alike: that error; else
+    /// [`DistributedError::OnRank`]); then none of the bodies is inserted,
+    /// on any rank.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, GlobalHandle, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// let unit = Frame2::from_aabb([0.0; 2], [1.0; 2])?;
+    /// let handles = world.insert_many((0..3).map(|_| Body::fixed(vec![unit])))?;
+    /// assert_eq!(handles, [GlobalHandle(0), GlobalHandle(1), GlobalHandle(2)]);
+    /// assert!(world.insert_many([Body::fixed(vec![unit]), Body::moving(vec![])]).is_err());
+    /// assert_eq!(world.len(), 3); // all or nothing
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn insert_many(
+        &mut self,
+        bodies: impl IntoIterator<Item = Body<D>>,
+    ) -> Result<Vec<GlobalHandle>, DistributedError> {
+        self.usable()?;
+        let (first, me) = (self.live.len() as u64, self.comm.rank());
+        let mut local = Ok(());
+        let mut kept = Vec::new();
+        let mut count = 0u64;
+        for body in bodies {
+            let id = first + count;
+            count += 1;
+            if local.is_err() {
+                continue;
+            }
+            let owner = match &self.regions {
+                Some(r) => r.owner(&body.pose.translation()),
+                None => (id % self.comm.size() as u64) as usize,
+            };
+            local = self.injected("insert");
+            if local.is_err() {
+                continue;
+            }
+            if owner != me {
+                local = self.world.admit(&mut body.clone()).map(|_| ()).map_err(Into::into);
+            } else {
+                match self.world.insert(body) {
+                    Ok(h) => kept.push((id, h)),
+                    Err(e) => local = Err(e.into()),
+                }
+            }
+        }
+        if let Err(e) = self.agree(local) {
+            for (_, h) in kept {
+                sure(self.world.remove(h));
+            }
+            return Err(e);
+        }
+        for (id, h) in kept {
+            self.owned.insert(id, h);
+            set(&mut self.ids, h.index, Some((id, None)));
+        }
+        self.live.extend((0..count).map(|_| true));
+        Ok((first..first + count).map(GlobalHandle).collect())
+    }
+
     /// Removes a body.
     ///
     /// # Errors
-    /// [`DistributedError::StaleHandle`] on every rank.
+    /// [`DistributedError::StaleHandle`] on every rank;
+    /// [`DistributedError::OnRank`] for a rank's own failure (nothing
+    /// removed).
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -237,16 +348,19 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn remove(&mut self, h: GlobalHandle) -> Result<(), DistributedError> {
+        self.usable()?;
         self.check(h)?;
+        let local = self.injected("remove");
+        self.agree(local)?;
         self.live[h.0 as usize] = false;
         if let Some(local) = self.owned.remove(&h.0) {
             set(&mut self.ids, local.index, None);
-            self.world.remove(local)?;
+            sure(self.world.remove(local));
             self.sent.remove(&h.0);
             self.changed.remove(&h.0);
         }
         // Every rank hears of it: a ghost of the body goes too.
-        self.drop_ghost(h.0)?;
+        self.drop_ghost(h.0);
         Ok(())
     }
 
@@ -255,7 +369,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Errors
     /// Stale handles and bad numbers on every rank;
     /// [`DistributedError::Refused`] for a fixed body, from the owner,
-    /// shared with every rank.
+    /// shared with every rank; [`DistributedError::OnRank`] for a rank's
+    /// own failure. Nothing changes on an error.
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -268,9 +383,14 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_velocity(&mut self, h: GlobalHandle, velocity: [f64; D]) -> Result<(), DistributedError> {
+        self.usable()?;
         self.check(h)?;
         crate::world::check_vector("velocity", &velocity)?;
-        self.on_owner(h, |w, local| w.set_velocity(local, velocity))?;
+        let fixed = |w: &World<D>, local| match w.body(local)?.motion {
+            Motion::Fixed => Err(WorldError::FixedBody(local)),
+            Motion::Moving => Ok(()),
+        };
+        self.on_owner(h, fixed, |w, local| w.set_velocity(local, velocity))?;
         if self.owned.contains_key(&h.0) {
             self.changed.entry(h.0).or_insert(false);
         }
@@ -280,7 +400,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// Places a body at a new pose.
     ///
     /// # Errors
-    /// A stale handle on every rank; [`DistributedError::Refused`] with
+    /// A stale handle on every rank; [`DistributedError::OnRank`] for a
+    /// rank's own failure; [`DistributedError::Refused`] with
     /// [`World::set_pose`]'s reason, from the owner, shared with every
     /// rank.
     ///
@@ -295,8 +416,17 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_pose(&mut self, h: GlobalHandle, pose: Pose<D>) -> Result<(), DistributedError> {
+        self.usable()?;
         self.check(h)?;
-        self.on_owner(h, |w, local| w.set_pose(local, pose))?;
+        // `World::set_pose`'s one check: every frame placed at the pose.
+        let placed = |w: &World<D>, local| {
+            let body = w.body(local)?;
+            body.frames.iter().enumerate().try_for_each(|(index, f)| match pose.transform_frame(f) {
+                Err(WorldError::Frame { source, .. }) => Err(WorldError::Frame { index, source }),
+                other => other.map(|_| ()),
+            })
+        };
+        self.on_owner(h, placed, |w, local| w.set_pose(local, pose))?;
         if self.owned.contains_key(&h.0) {
             self.changed.insert(h.0, true);
         }
@@ -395,8 +525,10 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         all
     }
 
-    /// Body pairs in contact in the last step, sorted, the same on every
-    /// rank.
+    /// The body pairs in contact in the last step that this rank keeps,
+    /// sorted: each pair is kept by one rank, fixed by the pair's ids (a
+    /// hash), whichever ranks found its contacts; every rank's together
+    /// are one [`World`]'s body pairs ([`DistributedWorld::gather_body_pairs`]).
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -413,8 +545,79 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         &self.pairs
     }
 
-    /// The last step's events, the same on every rank: started then ended,
-    /// each sorted.
+    /// Every rank's [`DistributedWorld::body_pairs`], sorted, on every rank
+    /// (collective: every rank calls it; O(world), for when it is asked).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// let a = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [2.0; 2])?]))?;
+    /// let b = world.insert(Body::moving(vec![Frame2::from_aabb([1.0; 2], [3.0; 2])?]))?;
+    /// world.step(0.1)?;
+    /// assert_eq!(world.gather_body_pairs(), [(a, b)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn gather_body_pairs(&self) -> Vec<(GlobalHandle, GlobalHandle)> {
+        let mine: Vec<u64> = self.pairs.iter().flat_map(|&(a, b)| [a.0, b.0]).collect();
+        let mut all: Vec<(GlobalHandle, GlobalHandle)> = self
+            .comm
+            .all_gather(mine)
+            .iter()
+            .flat_map(|w| w.chunks_exact(2).map(|p| (GlobalHandle(p[0]), GlobalHandle(p[1]))).collect::<Vec<_>>())
+            .collect();
+        all.sort_unstable();
+        all
+    }
+
+    /// Every rank's [`DistributedWorld::events`] on every rank: started
+    /// then ended, each sorted (collective; O(world), for when it is
+    /// asked).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// use fmbgrid::distributed::GlobalEvent;
+    /// let a = world.insert(Body::fixed(vec![Frame2::from_aabb([0.0; 2], [2.0; 2])?]))?;
+    /// let b = world.insert(Body::moving(vec![Frame2::from_aabb([1.0; 2], [3.0; 2])?]))?;
+    /// world.step(0.1)?;
+    /// assert_eq!(world.gather_events(), [GlobalEvent::Started(a, b)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn gather_events(&self) -> Vec<GlobalEvent> {
+        let mine: Vec<u64> = self
+            .events
+            .iter()
+            .flat_map(|e| match *e {
+                GlobalEvent::Started(a, b) => [0, a.0, b.0],
+                GlobalEvent::Ended(a, b) => [1, a.0, b.0],
+            })
+            .collect();
+        let mut all: Vec<GlobalEvent> = self
+            .comm
+            .all_gather(mine)
+            .iter()
+            .flat_map(|w| {
+                w.chunks_exact(3)
+                    .map(|e| match e[0] {
+                        0 => GlobalEvent::Started(GlobalHandle(e[1]), GlobalHandle(e[2])),
+                        _ => GlobalEvent::Ended(GlobalHandle(e[1]), GlobalHandle(e[2])),
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        // Started before ended (the enum's order), each sorted.
+        all.sort_unstable();
+        all
+    }
+
+    /// The last step's events of the body pairs this rank keeps (see
+    /// [`DistributedWorld::body_pairs`]): started then ended, each sorted;
+    /// every rank's together are one [`World`]'s events
+    /// ([`DistributedWorld::gather_events`]).
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -488,7 +691,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// As [`World::step`], the same on every rank, nothing changed
     /// anywhere: [`WorldError::BadTimeStep`], or under [`Runaway::Refuse`]
     /// [`DistributedError::Runaway`] for the runaway body of the smallest
-    /// id.
+    /// id; [`DistributedError::OnRank`] for an error a rank met alone
+    /// before its local step (a split, a migration, the ghosts: the
+    /// bodies stay as they were, the ghosts are chosen afresh at the next
+    /// step); [`DistributedError::Broken`] when a rank's local step itself
+    /// failed while others stepped.
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -502,14 +709,35 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn step(&mut self, dt: f64) -> Result<&[GlobalContact<D>], DistributedError> {
+        self.usable()?;
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(WorldError::BadTimeStep { dt }.into());
         }
         self.stats = StepStats::default();
-        self.check_runaways(dt)?;
+        // Each stage agrees on its errors before the next changes
+        // anything: the runaways, then the migration (undone on an error),
+        // then the ghosts (dropped everywhere on an error: they are copies).
+        let runaways = self.check_runaways(dt)?;
         self.balance()?;
-        self.send_ghosts(dt)?;
-        self.find_contacts(dt)?;
+        let stopped = self.park(&runaways);
+        if let Err(e) = self.send_ghosts(dt) {
+            self.unpark(stopped);
+            self.reset_ghosts();
+            return Err(e);
+        }
+        self.parked = runaways.into_iter().map(GlobalHandle).collect();
+        let local = self.injected("step").and_then(|()| self.find_contacts(dt));
+        match self.agree(local) {
+            Ok(()) => {}
+            // Every rank failed alike, before stepping: nothing moved.
+            Err(e @ DistributedError::World(_)) => return Err(e),
+            Err(DistributedError::OnRank { rank, cause }) => {
+                let broken = DistributedError::Broken { rank, cause };
+                self.broken = Some(broken.clone());
+                return Err(broken);
+            }
+            Err(e) => return Err(e),
+        }
         self.update_pairs();
         Ok(&self.contacts)
     }
@@ -525,74 +753,147 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         }
     }
 
-    /// Runs `f` on the owner of `h` and shares its answer with every rank.
+    /// Checks a change of `h` on its owner (`check`, as the owner's world
+    /// would refuse it), agrees on the answer with every rank, then makes
+    /// it (`apply`) when all agree.
     fn on_owner(
         &mut self,
         h: GlobalHandle,
-        f: impl FnOnce(&mut World<D>, BodyHandle) -> Result<(), WorldError>,
+        check: impl FnOnce(&World<D>, BodyHandle) -> Result<(), WorldError>,
+        apply: impl FnOnce(&mut World<D>, BodyHandle) -> Result<(), WorldError>,
     ) -> Result<(), DistributedError> {
-        let mine = match self.owned.get(&h.0) {
-            Some(&local) => match f(&mut self.world, local) {
-                Ok(()) => vec![0],
-                Err(e) => [vec![1], message_words(&e)].concat(),
-            },
-            None => vec![],
-        };
-        let answers = self.comm.all_gather(mine);
-        match answers.iter().find(|a| !a.is_empty()).map(Vec::as_slice) {
-            Some([1, message @ ..]) => Err(DistributedError::Refused { body: h, message: message_from_words(message) }),
-            _ => Ok(()),
-        }
-    }
-
-    /// The step's own runaway check, before anything changes: parked bodies
-    /// stop (ghosts then carry the stopped motion), or every rank refuses.
-    fn check_runaways(&mut self, dt: f64) -> Result<(), DistributedError> {
-        let found = self.world.runaways(dt);
-        let ids: Vec<u64> = found.iter().filter_map(|h| self.id_of(h.index)).collect();
-        let mut all: Vec<u64> = self.comm.all_gather(ids).concat();
-        // The owner and the holders of a ghost may all find it.
-        all.sort_unstable();
-        all.dedup();
-        self.parked.clear();
-        if all.is_empty() {
-            return Ok(());
-        }
-        if self.config.runaway == Runaway::Refuse {
-            return Err(DistributedError::Runaway(GlobalHandle(all[0])));
-        }
-        for h in &found {
-            self.world.park(*h);
-            if let Some(id) = self.id_of(h.index).filter(|id| self.owned.contains_key(id)) {
-                // A ghost may hold too few frames to find it: tell them.
-                self.changed.entry(id).or_insert(false);
+        let owned = self.owned.get(&h.0).copied();
+        let local = self.injected("set").and_then(|()| match owned {
+            Some(local) => {
+                check(&self.world, local).map_err(|e| DistributedError::Refused { body: h, message: e.to_string() })
             }
+            None => Ok(()),
+        });
+        self.agree(local)?;
+        if let Some(local) = owned {
+            sure(apply(&mut self.world, local));
         }
-        self.parked = all.into_iter().map(GlobalHandle).collect();
         Ok(())
     }
 
+    /// The step's own runaway check, before anything changes: the ids of
+    /// the runaway bodies, sorted, the same on every rank (to park after
+    /// the migration), or every rank refuses.
+    fn check_runaways(&mut self, dt: f64) -> Result<Vec<u64>, DistributedError> {
+        let found = self.world.runaways(dt);
+        let ids: Vec<u64> = found.iter().filter_map(|h| self.id_of(h.index)).collect();
+        let local = self.injected("runaways").map(|()| ids);
+        let mut all: Vec<u64> = self.gather_checked(local)?.concat();
+        // The owner and the holders of a ghost may all find it.
+        all.sort_unstable();
+        all.dedup();
+        if !all.is_empty() && self.config.runaway == Runaway::Refuse {
+            return Err(DistributedError::Runaway(GlobalHandle(all[0])));
+        }
+        Ok(all)
+    }
+
+    /// Stops the runaway bodies `ids` wherever this rank holds them (owned
+    /// or a ghost; the ghosts' holders are told too, as a ghost may hold
+    /// too few frames to find it): the owned ones' motion before, to undo.
+    fn park(&mut self, ids: &[u64]) -> Vec<(BodyHandle, [f64; D], [f64; 3])> {
+        let mut stopped = Vec::new();
+        for &id in ids {
+            let h = if let Some(&h) = self.owned.get(&id) {
+                let b = sure(self.world.body(h));
+                stopped.push((h, b.velocity, b.angular_velocity));
+                self.changed.entry(id).or_insert(false);
+                h
+            } else if let Some(&(h, _)) = self.held.get(&id) {
+                h
+            } else {
+                continue;
+            };
+            self.world.park(h);
+        }
+        stopped
+    }
+
+    /// Gives the owned bodies `park` stopped their motion back.
+    fn unpark(&mut self, stopped: Vec<(BodyHandle, [f64; D], [f64; 3])>) {
+        for (h, velocity, turn) in stopped {
+            sure(self.world.set_velocity(h, velocity));
+            sure(self.world.set_turn(h, turn));
+        }
+    }
+
     /// Splits space anew when needed, then sends every body whose
-    /// reference point is in another rank's region there.
+    /// reference point is in another rank's region there. Undone on every
+    /// rank when any rank fails: the split is kept only when the bodies
+    /// have moved, and they leave a rank only once every rank has taken
+    /// its arrivals.
     fn balance(&mut self) -> Result<(), DistributedError> {
-        let frames: usize = self.owned.values().filter_map(|&h| self.world.body(h).ok()).map(|b| b.frames.len()).sum();
-        let loads: Vec<u64> =
-            self.comm.all_gather(vec![frames as u64]).iter().map(|w| w.first().copied().unwrap_or(0)).collect();
+        let (mut frames, mut turning) = (0, 0);
+        for b in self.owned.values().filter_map(|&h| self.world.body(h).ok()) {
+            frames += b.frames.len();
+            turning += usize::from(b.motion == Motion::Moving && b.angular_velocity != [0.0; 3]);
+        }
+        let all = self.comm.all_gather(vec![frames as u64, turning as u64]);
+        let loads: Vec<u64> = all.iter().map(|w| w.first().copied().unwrap_or(0)).collect();
+        self.turning = all.iter().any(|w| w.get(1).is_some_and(|&n| n > 0));
         let mean = loads.iter().sum::<u64>() as f64 / loads.len() as f64;
         let heaviest = loads.iter().copied().max().unwrap_or(0) as f64;
         // Past the threshold, and past what the last split achieved (a
         // split cannot cut one heavy body, or bodies at one point).
         let ratio = heaviest / mean.max(1.0);
-        if self.regions.is_none() || ratio > (1.0 + self.imbalance) * self.split_ratio.max(1.0) {
-            self.split()?;
+        let fresh = if self.regions.is_none() || ratio > (1.0 + self.imbalance) * self.split_ratio.max(1.0) {
+            Some(self.split()?)
+        } else {
+            None
+        };
+        let Some(regions) = fresh.as_ref().or(self.regions.as_ref()).cloned() else { return Ok(()) };
+        let mut out = vec![Vec::new(); self.comm.size()];
+        let mut leaving: Vec<(u64, BodyHandle)> = Vec::new();
+        let prepared = self.injected("migrate-send").and_then(|()| self.parcels(&regions, &mut out, &mut leaving));
+        self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
+        let received = self.exchange_checked(out, prepared)?;
+        let mut arrived: Vec<(u64, BodyHandle)> = Vec::new();
+        let taken = self.injected("migrate-receive").and_then(|()| self.take(&received, &mut arrived));
+        if let Err(e) = self.agree(taken) {
+            for (_, h) in arrived {
+                sure(self.world.remove(h));
+            }
+            return Err(e);
+        }
+        for (id, h) in arrived {
+            self.drop_ghost(id);
+            self.owned.insert(id, h);
+            set(&mut self.ids, h.index, Some((id, None)));
+            self.stats.migrated_in += 1;
+        }
+        for (id, h) in leaving {
+            self.owned.remove(&id);
+            set(&mut self.ids, h.index, None);
+            sure(self.world.remove(h));
+            self.changed.remove(&id);
+            // Its new owner sends ghosts of its own; these go.
+            let holders = self.sent.remove(&id).unwrap_or_default();
+            self.orphans.extend(holders.into_iter().map(|(r, _)| (r, id)));
+        }
+        if fresh.is_some() {
+            self.regions = fresh;
+            self.stats.rebalanced = true;
             self.split_ratio = f64::INFINITY; // measured at the next step
         } else if self.split_ratio.is_infinite() {
             self.split_ratio = ratio;
         }
-        let Some(regions) = &self.regions else { return Ok(()) };
+        Ok(())
+    }
+
+    /// The parcels of the owned bodies whose reference point is in another
+    /// rank's region under `regions`, by rank, and those bodies.
+    fn parcels(
+        &self,
+        regions: &Regions<D>,
+        out: &mut [Vec<u64>],
+        leaving: &mut Vec<(u64, BodyHandle)>,
+    ) -> Result<(), DistributedError> {
         let me = self.comm.rank();
-        let mut out = vec![Vec::new(); self.comm.size()];
-        let mut leaving: Vec<(u64, BodyHandle)> = Vec::new();
         for (&id, &h) in &self.owned {
             let to = regions.owner(&self.world.body(h)?.pose.translation());
             if to != me {
@@ -602,42 +903,26 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 parcel::encode(&Parcel { id, indices, placed }, &mut out[to]);
             }
         }
-        for (id, h) in leaving {
-            self.owned.remove(&id);
-            set(&mut self.ids, h.index, None);
-            self.world.remove(h)?;
-            self.changed.remove(&id);
-            // Its new owner sends ghosts of its own; these go.
-            let holders = self.sent.remove(&id).unwrap_or_default();
-            self.orphans.extend(holders.into_iter().map(|(r, _)| (r, id)));
-        }
-        self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
-        for words in self.comm.exchange(out) {
-            for p in parcel::decode::<D>(&words)? {
-                self.drop_ghost(p.id)?;
+        Ok(())
+    }
+
+    /// Inserts the bodies that arrived (into `arrived`, to undo or keep).
+    fn take(&mut self, received: &[Vec<u64>], arrived: &mut Vec<(u64, BodyHandle)>) -> Result<(), DistributedError> {
+        for words in received {
+            for p in parcel::decode::<D>(words)? {
                 let h = self.world.insert_placed(p.placed)?;
-                self.owned.insert(p.id, h);
-                set(&mut self.ids, h.index, Some((p.id, None)));
-                self.stats.migrated_in += 1;
+                arrived.push((p.id, h));
             }
         }
         Ok(())
     }
 
-    /// A new split from every owned body's reference point and frame count.
-    fn split(&mut self) -> Result<(), DistributedError> {
-        let mut mine = Vec::new();
-        let mut ids: Vec<&u64> = self.owned.keys().collect();
-        ids.sort_unstable();
-        for &id in ids {
-            let b = self.world.body(self.owned[&id])?;
-            mine.push(id);
-            mine.push(b.frames.len() as u64);
-            mine.extend(b.pose.translation().map(f64::to_bits));
-        }
+    /// A new split from every owned body's reference point and frame count
+    /// (made the world's once the bodies have moved).
+    fn split(&mut self) -> Result<Regions<D>, DistributedError> {
+        let mine = self.injected("split").and_then(|()| self.split_points());
         let mut points: Vec<(u64, [f64; D], u64)> = self
-            .comm
-            .all_gather(mine)
+            .gather_checked(mine)?
             .iter()
             .flat_map(|w| {
                 w.chunks_exact(2 + D)
@@ -647,9 +932,22 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             .collect();
         points.sort_unstable_by_key(|p| p.0);
         let weighted: Vec<([f64; D], u64)> = points.iter().map(|&(_, p, w)| (p, w)).collect();
-        self.regions = Some(Regions::bisect(&weighted, self.comm.size()));
-        self.stats.rebalanced = true;
-        Ok(())
+        Ok(Regions::bisect(&weighted, self.comm.size()))
+    }
+
+    /// This rank's share of a split: id, frame count and reference point
+    /// of every owned body.
+    fn split_points(&self) -> Result<Vec<u64>, DistributedError> {
+        let mut mine = Vec::new();
+        let mut ids: Vec<&u64> = self.owned.keys().collect();
+        ids.sort_unstable();
+        for &id in ids {
+            let b = self.world.body(self.owned[&id])?;
+            mine.push(id);
+            mine.push(b.frames.len() as u64);
+            mine.extend(b.pose.translation().map(f64::to_bits));
+        }
+        Ok(mine)
     }
 
     /// Steps the local world and keeps the contacts this rank owns.
@@ -702,32 +1000,89 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         Some(GlobalFrame { body: GlobalHandle(*id), index })
     }
 
-    /// The body pairs of every rank's contacts, and the events against the
-    /// last step's.
+    /// The body pairs this rank keeps, and their events: each rank tells
+    /// the keeper of a pair (fixed by its ids, the same rank step after
+    /// step) only when the pair appears among or leaves its own contacts'
+    /// pairs; the keeper counts the ranks finding each of its pairs
+    /// (several for bodies of many frames) and reports a start when the
+    /// count leaves zero, an end when it comes back to it. Per-rank data:
+    /// what travels is the changes (events, and pairs whose contacts
+    /// changed owner), not the pairs.
     fn update_pairs(&mut self) {
-        let mut mine: Vec<(u64, u64)> = self.contacts.iter().map(|c| (c.a.body.0, c.b.body.0)).collect();
-        mine.sort_unstable();
-        mine.dedup();
-        let mine: Vec<u64> = mine.into_iter().flat_map(|(a, b)| [a, b]).collect();
-        let mut pairs: Vec<(GlobalHandle, GlobalHandle)> = self
-            .comm
-            .all_gather(mine)
-            .iter()
-            .flat_map(|w| w.chunks_exact(2).map(|p| (GlobalHandle(p[0]), GlobalHandle(p[1]))).collect::<Vec<_>>())
-            .collect();
-        pairs.sort_unstable();
-        pairs.dedup();
-        let (old, new) = (&self.pairs, &pairs);
-        let mut started: Vec<GlobalEvent> =
-            new.iter().filter(|p| old.binary_search(p).is_err()).map(|&(a, b)| GlobalEvent::Started(a, b)).collect();
-        let ended = old
-            .iter()
-            .filter(|p| new.binary_search(p).is_err() && self.is_live(p.0) && self.is_live(p.1))
-            .map(|&(a, b)| GlobalEvent::Ended(a, b));
-        started.extend(ended);
-        self.events = started;
-        self.pairs = pairs;
+        let size = self.comm.size();
+        let mut found: Vec<(u64, u64)> = self.contacts.iter().map(|c| (c.a.body.0, c.b.body.0)).collect();
+        found.sort_unstable();
+        found.dedup();
+        let mut out = vec![Vec::new(); size];
+        let mut tell = |kind: u64, (a, b): (u64, u64)| out[keeper(a, b, size)].extend([kind, a, b]);
+        // Both sorted: a merge of the old and the new.
+        let (old, new) = (&self.found, &found);
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() || j < new.len() {
+            let gone = match (old.get(i), new.get(j)) {
+                (Some(o), Some(n)) if o == n => {
+                    (i, j) = (i + 1, j + 1);
+                    continue;
+                }
+                (Some(o), Some(n)) => o < n,
+                (Some(_), None) => true,
+                _ => false,
+            };
+            if gone {
+                tell(0, old[i]);
+                i += 1;
+            } else {
+                tell(1, new[j]);
+                j += 1;
+            }
+        }
+        self.found = found;
+        self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
+        let mut before: HashMap<(u64, u64), u32> = HashMap::new();
+        for words in self.comm.exchange(out) {
+            for d in words.chunks_exact(3) {
+                let key = (d[1], d[2]);
+                let count = self.kept.entry(key).or_insert(0);
+                before.entry(key).or_insert(*count);
+                *count = if d[0] == 1 { *count + 1 } else { count.saturating_sub(1) };
+            }
+        }
+        let (mut started, mut ended) = (Vec::new(), Vec::new());
+        for (key, was) in before {
+            let now = self.kept.get(&key).copied().unwrap_or(0);
+            if now == 0 {
+                self.kept.remove(&key);
+            }
+            let pair = (GlobalHandle(key.0), GlobalHandle(key.1));
+            match (was, now) {
+                (0, 1..) => started.push(pair),
+                (1.., 0) => ended.push(pair),
+                _ => {}
+            }
+        }
+        started.sort_unstable();
+        ended.sort_unstable();
+        self.pairs.retain(|p| ended.binary_search(p).is_err());
+        self.pairs.extend_from_slice(&started);
+        self.pairs.sort_unstable();
+        self.events.clear();
+        self.events.extend(started.into_iter().map(|(a, b)| GlobalEvent::Started(a, b)));
+        let live = |p: &(GlobalHandle, GlobalHandle)| self.is_live(p.0) && self.is_live(p.1);
+        let ended: Vec<GlobalEvent> = ended.into_iter().filter(live).map(|(a, b)| GlobalEvent::Ended(a, b)).collect();
+        self.events.extend(ended);
     }
+}
+
+/// The rank that keeps body pair `(a, b)` and its events, of `size`: a
+/// hash of the ids, so pairs spread evenly and stay on one rank.
+fn keeper(a: u64, b: u64, size: usize) -> usize {
+    let mix = |mut x: u64| {
+        // splitmix64's finaliser.
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
+    };
+    (mix(mix(a) ^ b) % size as u64) as usize
 }
 
 /// Sets entry `index` of a table by local body slot.
@@ -748,11 +1103,91 @@ fn record(swept_at: &mut Vec<u32>, index: u32, at: usize) {
     swept_at[i] = at as u32;
 }
 
-/// The box frame `f` (placed, of `body`) sweeps over a step of `dt`.
-fn swept_box<const D: usize>(body: &Body<D>, f: &Frame<D>, dt: f64) -> Aabb<D> {
+/// The box frame `f` (placed, of `body`) sweeps over a step of `dt`, as
+/// the world's broad phase computes it; with `turning` (a body of the world
+/// turns this step), grown by [`round_off`].
+///
+/// Why that is enough for a turning pair (`docs/src/distributed.md`): the
+/// box [`intersect_spinning`](crate::intersect_spinning) reports is
+/// clipped to both frames' exact swept boxes over the contact (their
+/// vertices' arcs, each with an outward margin of its round-off), which
+/// lie in the frames' swept boxes over the step up to that margin: a
+/// reported pair's grown boxes overlap, and the rank owning the low corner
+/// of their overlap holds both frames.
+fn swept_box<const D: usize>(body: &Body<D>, f: &Frame<D>, dt: f64, turning: bool) -> Aabb<D> {
     let d: [f64; D] = std::array::from_fn(|k| body.velocity[k] * dt);
-    match crate::world::body_spin(body, dt) {
-        Some(spin) => crate::narrow::swept_aabb(&f.moved(d), &spin),
+    let spin = crate::world::body_spin(body, dt);
+    let b = match &spin {
+        Some(spin) => crate::narrow::swept_aabb(&f.moved(d), spin),
         None => f.aabb().swept(&d),
+    };
+    if !turning {
+        return b;
+    }
+    let m = round_off(body, f, &d, spin.map_or(0.0, |s| s.angle()));
+    Aabb { min: std::array::from_fn(|k| b.min[k] - m), max: std::array::from_fn(|k| b.max[k] + m) }
+}
+
+/// A bound, a thousand times over, on the round-off margins of a turning
+/// pair's exact swept boxes (`slack + 1e-12·ρ`, `slack = 1e-12·size +
+/// 16ε·scale` in `narrow/spin.rs`): `1e-9` of the frame's size, the
+/// largest coordinate of its pivot, origin and displacement, and its
+/// reach times the turn.
+fn round_off<const D: usize>(body: &Body<D>, f: &Frame<D>, d: &[f64; D], angle: f64) -> f64 {
+    let big = |v: &[f64; D]| v.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    let b = f.aabb();
+    let reach: f64 = b.extent().iter().sum();
+    let scale = reach * (1.0 + angle) + big(&body.pose.translation()) + big(&b.min) + big(&b.max) + big(d);
+    1e-9 * scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Frame;
+
+    /// What the ownership of a turning pair rests on: every contact one
+    /// `World` reports between turning bars (within a coarse spin
+    /// tolerance or the default one: pairs that come within it without
+    /// touching included) has its box inside both frames' swept boxes over
+    /// the step, as the distributed world computes them, so their overlap
+    /// is not empty; the margin for round-off is not even needed here.
+    #[test]
+    fn turning_contacts_lie_in_both_swept_boxes() {
+        let mut seed = 1u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for tolerance in [None, Some(0.05), Some(0.5)] {
+            let config = tolerance.map_or(WorldConfig::default(), |t| WorldConfig::default().with_spin_tolerance(t));
+            let mut contacts = 0;
+            for _ in 0..40 {
+                let mut world = World::<2>::new(config);
+                let mut boxes = HashMap::new();
+                let dt = 0.5;
+                for _ in 0..50 {
+                    let f = Frame::<2>::from_aabb([0.0, -0.1], [0.5 + rnd() * 3.0, 0.1]).unwrap();
+                    let pose = Pose::from_angle(rnd() * std::f64::consts::TAU, [rnd() * 12.0, rnd() * 12.0]).unwrap();
+                    let body = Body::moving(vec![f])
+                        .with_pose(pose)
+                        .with_velocity([rnd() * 2.0 - 1.0, rnd() * 2.0 - 1.0])
+                        .with_angular_velocity(rnd() * 16.0 - 8.0);
+                    let h = world.insert(body).unwrap();
+                    let (body, mut frames) = world.placed_ref(h).unwrap();
+                    boxes.insert(h, swept_box(body, frames.next().unwrap(), dt, false));
+                }
+                for c in world.step(dt).unwrap() {
+                    contacts += 1;
+                    for s in [boxes[&c.a.body], boxes[&c.b.body]] {
+                        let inside = (0..2).all(|k| s.min[k] <= c.aabb.min[k] && c.aabb.max[k] <= s.max[k]);
+                        assert!(inside, "{:?} beyond {s:?}", c.aabb);
+                    }
+                }
+            }
+            assert!(contacts > 1000, "{contacts} contacts");
+        }
     }
 }

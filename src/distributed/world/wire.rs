@@ -14,14 +14,13 @@ pub(super) fn contact_from_words<const D: usize>(c: &[u64]) -> GlobalContact<D> 
     }
 }
 
-/// The owner's refusal as words (its message's bytes), to share with
-/// every rank.
-pub(super) fn message_words(e: &WorldError) -> Vec<u64> {
-    e.to_string().into_bytes().chunks(8).map(|c| c.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b))).collect()
+/// A text as words (its bytes), to share with every rank.
+pub(super) fn text_words(text: &str) -> Vec<u64> {
+    text.as_bytes().chunks(8).map(|c| c.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b))).collect()
 }
 
-/// The owner's refusal back from its words.
-pub(super) fn message_from_words(words: &[u64]) -> String {
+/// A text back from its words.
+pub(super) fn text_from_words(words: &[u64]) -> String {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).filter(|&b| b != 0).collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }

@@ -1,0 +1,151 @@
+//! Agreement across ranks: every call that can fail on some ranks only
+//! ends with every rank knowing it, so that all return the same error (or
+//! all succeed) and none waits in a later collective; and the test hook
+//! that makes one rank fail at a chosen stage.
+
+use super::*;
+
+/// The stages [`DistributedWorld::inject_fault`] can make fail on one
+/// rank: `insert`, `remove`, `set` (a velocity or a pose), and in a step
+/// `runaways`, `split`, `migrate-send`, `migrate-receive`, `ghosts-send`,
+/// `ghosts-receive`, `step` (the local step).
+#[doc(hidden)]
+pub const FAULT_STAGES: [&str; 10] = [
+    "insert",
+    "remove",
+    "set",
+    "runaways",
+    "split",
+    "migrate-send",
+    "migrate-receive",
+    "ghosts-send",
+    "ghosts-receive",
+    "step",
+];
+
+/// The kinds of error an agreement carries: none (a payload follows), an
+/// error of this rank alone, the owner's refusal, any other error (which
+/// may be every rank's alike).
+const OK: u64 = 0;
+const ALONE: u64 = 1;
+const REFUSED: u64 = 2;
+const OTHER: u64 = 3;
+
+impl<const D: usize, C: Comm> DistributedWorld<D, C> {
+    /// Makes this rank fail, alone, the `skip + 1`th time it reaches
+    /// `stage` (one of [`FAULT_STAGES`]), as if it had met an error the
+    /// others did not: for the fault tests.
+    #[doc(hidden)]
+    pub fn inject_fault(&mut self, stage: &str, skip: usize) {
+        self.fault = Some((stage.to_owned(), skip));
+    }
+
+    /// The injected fault, if it fires at `stage` now.
+    pub(super) fn injected(&mut self, stage: &str) -> Result<(), DistributedError> {
+        match &mut self.fault {
+            Some((s, skip)) if s == stage => {
+                if *skip > 0 {
+                    *skip -= 1;
+                    return Ok(());
+                }
+                self.fault = None;
+                Err(DistributedError::OnRank { rank: self.comm.rank(), cause: format!("a fault injected at {stage}") })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Fails every call once the world is broken.
+    pub(super) fn usable(&self) -> Result<(), DistributedError> {
+        match &self.broken {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// Every rank's result, agreed: a reduction of the error flag, and on
+    /// an error a gather of the causes (see [`DistributedError`]).
+    pub(super) fn agree(&self, mine: Result<(), DistributedError>) -> Result<(), DistributedError> {
+        if self.comm.all_max(u64::from(mine.is_err())) == 0 {
+            return Ok(());
+        }
+        let words = match &mine {
+            Ok(()) => Vec::new(),
+            Err(e) => error_words(e),
+        };
+        agreed(&self.comm.all_gather(words), mine)
+    }
+
+    /// [`Comm::all_gather`] of this rank's words, or of its error: every
+    /// rank's words when no rank failed, else the agreed error.
+    pub(super) fn gather_checked(
+        &self,
+        mine: Result<Vec<u64>, DistributedError>,
+    ) -> Result<Vec<Vec<u64>>, DistributedError> {
+        let (words, mine) = match mine {
+            Ok(mut w) => {
+                w.insert(0, OK);
+                (w, Ok(()))
+            }
+            Err(e) => (error_words(&e), Err(e)),
+        };
+        strip(self.comm.all_gather(words), mine)
+    }
+
+    /// [`Comm::exchange`] of this rank's buffers, or of its error (sent to
+    /// every rank instead): what each rank sent when no rank failed, else
+    /// the agreed error.
+    pub(super) fn exchange_checked(
+        &self,
+        mut out: Vec<Vec<u64>>,
+        mine: Result<(), DistributedError>,
+    ) -> Result<Vec<Vec<u64>>, DistributedError> {
+        match &mine {
+            Ok(()) => out.iter_mut().for_each(|w| w.insert(0, OK)),
+            Err(e) => out = vec![error_words(e); self.comm.size()],
+        }
+        strip(self.comm.exchange(out), mine)
+    }
+}
+
+/// An error as the words an agreement carries: its kind, a body, its text.
+fn error_words(e: &DistributedError) -> Vec<u64> {
+    match e {
+        DistributedError::Refused { body, message } => [vec![REFUSED, body.0], text_words(message)].concat(),
+        DistributedError::OnRank { cause, .. } => [vec![ALONE, 0], text_words(cause)].concat(),
+        e => [vec![OTHER, 0], text_words(&e.to_string())].concat(),
+    }
+}
+
+/// The words of every rank without their headers, or the agreed error.
+fn strip(mut all: Vec<Vec<u64>>, mine: Result<(), DistributedError>) -> Result<Vec<Vec<u64>>, DistributedError> {
+    agreed(&all, mine)?;
+    for w in &mut all {
+        w.remove(0);
+    }
+    Ok(all)
+}
+
+/// The error every rank returns, from every rank's words (empty or headed
+/// by `OK`: no error): the lowest failing rank's, as
+/// [`DistributedError::Refused`] for an owner's refusal; an error every
+/// rank met alike as it is (this rank's own); else as
+/// [`DistributedError::OnRank`].
+fn agreed(all: &[Vec<u64>], mine: Result<(), DistributedError>) -> Result<(), DistributedError> {
+    let failed = |w: &Vec<u64>| w.first().is_some_and(|&k| k != OK);
+    let Some((rank, first)) = all.iter().enumerate().find(|(_, w)| failed(w)) else { return Ok(()) };
+    let cause = text_from_words(first.get(2..).unwrap_or(&[]));
+    match first[0] {
+        REFUSED => {
+            Err(DistributedError::Refused { body: GlobalHandle(first.get(1).copied().unwrap_or(0)), message: cause })
+        }
+        OTHER if all.iter().all(|w| w == first) => mine.and(Err(DistributedError::OnRank { rank, cause })),
+        _ => Err(DistributedError::OnRank { rank, cause }),
+    }
+}
+
+/// Panics on an error that the checks before an agreement ruled out: the
+/// rank is inconsistent (a bug), and ends (under MPI the whole job).
+pub(super) fn sure<T>(r: Result<T, WorldError>) -> T {
+    r.unwrap_or_else(|e| panic!("a distributed world's rank is inconsistent: {e}"))
+}
