@@ -532,6 +532,26 @@ impl<const D: usize> CellList<D> {
         overlap && (self.groups.is_empty() || self.groups[p] != self.groups[q])
     }
 
+    /// Calls `f(q)` for each slot `q` of `range`, in order, that is in
+    /// `cell` of `level` and pairs with slot `p` ([`CellList::pairs`]): the
+    /// range's slots and boxes walked together, bounds checked once.
+    #[inline(always)]
+    fn scan(&self, p: usize, range: std::ops::Range<usize>, cell: &[i32; D], level: u32, f: &mut impl FnMut(usize)) {
+        let (a_min, a_max) = (&self.min[p], &self.max[p]);
+        let from = range.start;
+        let slots = self.slots[range.clone()].iter().zip(&self.min[range.clone()]).zip(&self.max[range]);
+        for (j, ((s, b_min), b_max)) in slots.enumerate() {
+            if s.is(cell, level) {
+                // Non-short-circuit: the outcome is unpredictable.
+                let overlap = (0..D).fold(true, |o, k| o & (a_min[k] <= b_max[k]) & (b_min[k] <= a_max[k]));
+                let q = from + j;
+                if overlap && (self.groups.is_empty() || self.groups[p] != self.groups[q]) {
+                    f(q);
+                }
+            }
+        }
+    }
+
     /// Slots of `cell` of `level` (other cells sharing the bucket excluded
     /// by the caller's `is` test).
     #[inline(always)]
@@ -583,11 +603,7 @@ impl<const D: usize> CellList<D> {
         };
         // Same cell: the slots after `p` in its bucket.
         let here = bucket_at(&[0; D]);
-        for q in p + 1..here.end {
-            if self.slots[q].is(&s.cell, level) && self.pairs(p, q) {
-                f(q);
-            }
-        }
+        self.scan(p, p + 1..here.end, &s.cell, level, &mut f);
         // Forward neighbours, same level; `+1` along an axis only where the
         // box reaches the next cell.
         let forward = &Forward::<D>::TABLE;
@@ -600,11 +616,7 @@ impl<const D: usize> CellList<D> {
             let o = &forward.offsets[visit.trailing_zeros() as usize];
             visit &= visit - 1;
             let cell: [i32; D] = std::array::from_fn(|k| s.cell[k] + o[k]);
-            for q in bucket_at(o) {
-                if self.slots[q].is(&cell, level) && self.pairs(p, q) {
-                    f(q);
-                }
-            }
+            self.scan(p, bucket_at(o), &cell, level, &mut f);
         }
         // Coarser levels: through their cover entries, in the 1–8 cells of
         // that level this box overlaps.
