@@ -90,11 +90,16 @@ struct Forward<const D: usize> {
     /// Bit `k` set when `o_k = -1`.
     back: [u32; 13],
     n: usize,
+    /// For a slot's spans and backward reach (bit `k` set when a box of
+    /// its level may reach into its cell from the one before along `k`),
+    /// the offsets to visit, one bit each, in table order:
+    /// `visit[spans][back]`.
+    visit: [[u16; 8]; 8],
 }
 
 impl<const D: usize> Forward<D> {
     const TABLE: Self = {
-        let mut f = Forward { offsets: [[0; D]; 13], need: [0; 13], back: [0; 13], n: 0 };
+        let mut f = Forward { offsets: [[0; D]; 13], need: [0; 13], back: [0; 13], n: 0, visit: [[0; 8]; 8] };
         let total = 3usize.pow(D as u32);
         let mut code = 0;
         while code < total {
@@ -128,6 +133,21 @@ impl<const D: usize> Forward<D> {
                 f.n += 1;
             }
             code += 1;
+        }
+        let mut spans = 0;
+        while spans < 8 {
+            let mut back = 0;
+            while back < 8 {
+                let mut i = 0;
+                while i < f.n {
+                    if f.need[i] & !spans == 0 && f.back[i] & !back == 0 {
+                        f.visit[spans as usize][back as usize] |= 1 << i;
+                    }
+                    i += 1;
+                }
+                back += 1;
+            }
+            spans += 1;
         }
         f
     };
@@ -233,6 +253,16 @@ fn place<const D: usize>(size: &CellSize, b: &GridBox<D>) -> Option<Slot<D>> {
             return None;
         }
     }
+}
+
+/// `spread(c - 1)`, `spread(c)`, `spread(c + 1)` (the coordinates wrap as
+/// [`spread`]'s do): the neighbours' by adding and subtracting one on the
+/// dilated integer, whose gaps are filled with ones for the carry.
+#[inline(always)]
+fn neighbour_spreads<const D: usize>(c: i32) -> [u64; 3] {
+    let ones: u64 = if D == 2 { 0x5555_5555_5555_5555 } else { 0x1249_2492_4924_9249 };
+    let x = spread::<D>(c);
+    [x.wrapping_sub(1) & ones, x, (x | !ones).wrapping_add(1) & ones]
 }
 
 /// Bucket of a cell of `level`: its Morton code salted per level, masked.
@@ -502,6 +532,26 @@ impl<const D: usize> CellList<D> {
         overlap && (self.groups.is_empty() || self.groups[p] != self.groups[q])
     }
 
+    /// Calls `f(q)` for each slot `q` of `range`, in order, that is in
+    /// `cell` of `level` and pairs with slot `p` ([`CellList::pairs`]): the
+    /// range's slots and boxes walked together, bounds checked once.
+    #[inline(always)]
+    fn scan(&self, p: usize, range: std::ops::Range<usize>, cell: &[i32; D], level: u32, f: &mut impl FnMut(usize)) {
+        let (a_min, a_max) = (&self.min[p], &self.max[p]);
+        let from = range.start;
+        let slots = self.slots[range.clone()].iter().zip(&self.min[range.clone()]).zip(&self.max[range]);
+        for (j, ((s, b_min), b_max)) in slots.enumerate() {
+            if s.is(cell, level) {
+                // Non-short-circuit: the outcome is unpredictable.
+                let overlap = (0..D).fold(true, |o, k| o & (a_min[k] <= b_max[k]) & (b_min[k] <= a_max[k]));
+                let q = from + j;
+                if overlap && (self.groups.is_empty() || self.groups[p] != self.groups[q]) {
+                    f(q);
+                }
+            }
+        }
+    }
+
     /// Slots of `cell` of `level` (other cells sharing the bucket excluded
     /// by the caller's `is` test).
     #[inline(always)]
@@ -545,8 +595,7 @@ impl<const D: usize> CellList<D> {
         let level = s.level();
         // Each axis's coordinates -1, 0, +1 around the cell spread once: a
         // neighbour's Morton code is an OR of its axes' spreads.
-        let spreads: [[u64; 3]; D] =
-            std::array::from_fn(|k| std::array::from_fn(|j| spread::<D>(s.cell[k].wrapping_add(j as i32 - 1)) << k));
+        let spreads: [[u64; 3]; D] = std::array::from_fn(|k| neighbour_spreads::<D>(s.cell[k]).map(|x| x << k));
         let bucket_at = |o: &[i32; D]| {
             let code = (0..D).fold(0, |h, k| h | spreads[k][(o[k] + 1) as usize]);
             let k = bucket_of_code(code, level, self.mask);
@@ -554,11 +603,7 @@ impl<const D: usize> CellList<D> {
         };
         // Same cell: the slots after `p` in its bucket.
         let here = bucket_at(&[0; D]);
-        for q in p + 1..here.end {
-            if self.slots[q].is(&s.cell, level) && self.pairs(p, q) {
-                f(q);
-            }
-        }
+        self.scan(p, p + 1..here.end, &s.cell, level, &mut f);
         // Forward neighbours, same level; `+1` along an axis only where the
         // box reaches the next cell.
         let forward = &Forward::<D>::TABLE;
@@ -566,16 +611,12 @@ impl<const D: usize> CellList<D> {
         // `-1` along an axis only where a box of the level can reach back.
         let low = self.low_cells(&self.min[p], level);
         let back = (0..D).fold(0, |b, k| b | u32::from(low[k] < s.cell[k]) << k);
-        for ((o, &need), &need_back) in forward.offsets[..forward.n].iter().zip(&forward.need).zip(&forward.back) {
-            if need & !spans != 0 || need_back & !back != 0 {
-                continue;
-            }
+        let mut visit = forward.visit[spans as usize & 7][back as usize & 7];
+        while visit != 0 {
+            let o = &forward.offsets[visit.trailing_zeros() as usize];
+            visit &= visit - 1;
             let cell: [i32; D] = std::array::from_fn(|k| s.cell[k] + o[k]);
-            for q in bucket_at(o) {
-                if self.slots[q].is(&cell, level) && self.pairs(p, q) {
-                    f(q);
-                }
-            }
+            self.scan(p, bucket_at(o), &cell, level, &mut f);
         }
         // Coarser levels: through their cover entries, in the 1–8 cells of
         // that level this box overlaps.
@@ -826,6 +867,16 @@ mod tests {
         let far = place(&w, &GridBox::new(&Aabb { min: [1e14, 0.0], max: [1e14 + 0.5, 0.5] })).unwrap();
         assert!(far.cell[0].unsigned_abs() < 1 << 30);
         assert_eq!(place(&CellSize::new(1e-300), &GridBox::new(&Aabb { min: [0.0, 0.0], max: [1.0, 1.0] })), None);
+    }
+
+    #[test]
+    fn neighbour_spreads_are_the_neighbours_spreads() {
+        for c in [0, 1, -1, 5, -7, (1 << 21) - 1, 1 << 21, -(1 << 21), i32::MAX, i32::MIN, -i32::MAX, 123_456_789] {
+            let want = |d: i32| [spread::<3>(c.wrapping_sub(d)), spread::<3>(c), spread::<3>(c.wrapping_add(d))];
+            assert_eq!(neighbour_spreads::<3>(c), want(1), "{c}");
+            let want = [spread::<2>(c.wrapping_sub(1)), spread::<2>(c), spread::<2>(c.wrapping_add(1))];
+            assert_eq!(neighbour_spreads::<2>(c), want, "{c}");
+        }
     }
 
     #[test]

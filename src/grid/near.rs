@@ -26,9 +26,12 @@ use super::cell_list::CellList;
 use super::grid_box::GridBox;
 use crate::aabb::Aabb;
 
-/// Fixed slots kept per moving frame; a frame whose fat box overlaps more
-/// is "crowded" and queries the fixed list each step until it leaves it.
-const CAP: usize = 8;
+/// Most fixed slots kept per moving frame; a frame whose fat box overlaps
+/// more is "crowded" and queries the fixed list each step until it leaves
+/// it. Far above what a fat box sized to the motion holds (a fast frame of
+/// the mostly-static scene keeps a few dozen): only a large frame over a
+/// dense fixed region reaches it.
+const CAP: usize = 512;
 
 /// `len` of a crowded entry.
 const CROWDED: u32 = u32::MAX;
@@ -41,20 +44,32 @@ const CROWDED: u32 = u32::MAX;
 /// of the box's extent too (1/16 to 1/2) only crowded the lists.
 const GROW_MOTION: f64 = 4.0;
 
-/// One moving frame's fat box and the fixed slots overlapping it, in slot
-/// order (64 bytes in 3D: one cache line).
+/// Lists of at most this many entries are tested one box at a time.
+const SHORT: usize = 3;
+
+/// Moving frames per pool: the lists of frames `c·CHUNK..(c+1)·CHUNK` live
+/// in pool `c`, so the refresh runs chunk by chunk in parallel.
+const CHUNK: usize = 1024;
+
+/// Lanes of the kept boxes' overlap test: chunks of this many boxes are
+/// tested at once (the compiler vectorises the fixed-size loop).
+const LANES: usize = 8;
+
+/// One moving frame's fat box and where its fixed slots are in its
+/// chunk's pool.
 #[derive(Clone, Copy, Debug)]
 struct Near<const D: usize> {
     min: [f32; D],
     max: [f32; D],
-    /// Number of `slots` in use, or [`CROWDED`].
+    /// First of the list's entries in the pool.
+    start: u32,
+    /// Number of entries, or [`CROWDED`].
     len: u32,
-    slots: [u32; CAP],
 }
 
 impl<const D: usize> Near<D> {
     /// No fat box (inverted: contains nothing), so the first use looks up.
-    const STALE: Self = Near { min: [f32::INFINITY; D], max: [f32::NEG_INFINITY; D], len: CROWDED, slots: [0; CAP] };
+    const STALE: Self = Near { min: [f32::INFINITY; D], max: [f32::NEG_INFINITY; D], start: 0, len: CROWDED };
 
     #[inline(always)]
     fn contains(&self, q: &GridBox<D>) -> bool {
@@ -63,10 +78,146 @@ impl<const D: usize> Near<D> {
     }
 }
 
+/// The kept lists of one chunk of moving frames, one after another: each
+/// fixed slot with a copy of its box, structure of arrays (a list's boxes
+/// are read contiguously, several at a time, instead of gathered from the
+/// fixed list). A list looked up again is appended; the pool is compacted
+/// when dead entries outnumber the live ones, so it stays within about
+/// twice what the lists hold, and its buffers are reused from step to step.
+#[derive(Clone, Debug, Default)]
+struct Pool<const D: usize> {
+    slots: Vec<u32>,
+    min: Vec<[f32; LANES]>,
+    max: Vec<[f32; LANES]>,
+    /// Entries in the pool.
+    len: usize,
+    /// Entries held by live lists.
+    live: usize,
+}
+
+/// Axis `k` of entry `e` in a lane-blocked array: block `e / LANES` holds
+/// `D` rows of `LANES` values, one per axis.
+#[inline(always)]
+fn at<const D: usize>(e: usize, k: usize) -> (usize, usize) {
+    ((e / LANES) * D + k, e % LANES)
+}
+
+impl<const D: usize> Pool<D> {
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.min.clear();
+        self.max.clear();
+        (self.len, self.live) = (0, 0);
+    }
+
+    /// Opens a block, filled with boxes that meet nothing (inverted). A
+    /// pool that outgrows its buffers triples them: its size depends on
+    /// when its lists were looked up, so a step that replays earlier ones
+    /// may need a little more than they did, and must not allocate.
+    #[inline(always)]
+    fn new_block(&mut self) {
+        let n = self.min.len();
+        if n + D > self.min.capacity() {
+            self.min.reserve(2 * n + D);
+            self.max.reserve(2 * n + D);
+        }
+        self.min.resize(n + D, [f32::INFINITY; LANES]);
+        self.max.resize(n + D, [f32::NEG_INFINITY; LANES]);
+    }
+
+    /// Appends a slot whose box [`Pool::box_at`] fills in later.
+    #[inline(always)]
+    fn push_slot(&mut self, p: u32) {
+        if self.slots.len() == self.slots.capacity() {
+            self.slots.reserve(2 * self.slots.len() + LANES);
+        }
+        self.slots.push(p);
+    }
+
+    /// Fills in the box of entry `x` (the next one), whose slot is in.
+    #[inline(always)]
+    fn box_at(&mut self, fixed: &CellList<D>, x: usize) {
+        debug_assert_eq!(x, self.len);
+        if x.is_multiple_of(LANES) {
+            self.new_block();
+        }
+        let b = fixed.grid_box(self.slots[x] as usize);
+        let (lo, hi) = (b.min_f32(), b.max_f32());
+        for k in 0..D {
+            let (r, l) = at::<D>(x, k);
+            self.min[r][l] = lo[k];
+            self.max[r][l] = hi[k];
+        }
+        self.len += 1;
+    }
+
+    /// Entry `e` copied from `from` to the end.
+    #[inline(always)]
+    fn push_from(&mut self, from: &Self, e: usize) {
+        let n = self.len;
+        if n.is_multiple_of(LANES) {
+            self.new_block();
+        }
+        for k in 0..D {
+            let ((r, l), (s, m)) = (at::<D>(n, k), at::<D>(e, k));
+            self.min[r][l] = from.min[s][m];
+            self.max[r][l] = from.max[s][m];
+        }
+        self.push_slot(from.slots[e]);
+        self.len += 1;
+    }
+
+    /// Calls `f(slot)` for each entry of `start..start + len` whose box
+    /// overlaps `q`, in order: `LANES` boxes at a time, each block's
+    /// overlaps gathered into a bit mask first.
+    #[inline(always)]
+    fn for_each_overlapping(&self, start: usize, len: usize, q: &GridBox<D>, mut f: impl FnMut(usize)) {
+        let (qmin, qmax) = (q.min_f32(), q.max_f32());
+        let end = start + len;
+        if len <= SHORT {
+            // A slow frame's few partners: one box at a time.
+            for x in start..end {
+                let (b, l) = (x / LANES * D, x % LANES);
+                let hit =
+                    (0..D).fold(true, |h, k| h & (self.min[b + k][l] <= qmax[k]) & (qmin[k] <= self.max[b + k][l]));
+                if hit {
+                    f(self.slots[x] as usize);
+                }
+            }
+            return;
+        }
+        let mut e = start;
+        while e < end {
+            let (block, first) = (e / LANES, e % LANES);
+            let rows = block * D;
+            let mut hit = [true; LANES];
+            for k in 0..D {
+                let (lo, hi) = (&self.min[rows + k], &self.max[rows + k]);
+                for j in 0..LANES {
+                    hit[j] &= (lo[j] <= qmax[k]) & (qmin[k] <= hi[j]);
+                }
+            }
+            let mut mask = hit.iter().enumerate().fold(0u32, |m, (j, &h)| m | u32::from(h) << j);
+            // Only the list's own lanes of this block.
+            let last = (end - block * LANES).min(LANES);
+            mask &= ((1u32 << last) - 1) & !((1u32 << first) - 1);
+            while mask != 0 {
+                let j = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                f(self.slots[block * LANES + j] as usize);
+            }
+            e = (block + 1) * LANES;
+        }
+    }
+}
+
 /// Per moving frame (by store index), the fixed slots near it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NearLists<const D: usize> {
     entries: Vec<Near<D>>,
+    pools: Vec<Pool<D>>,
+    /// Compaction scratch, one per pool (swapped with it).
+    spare: Vec<Pool<D>>,
 }
 
 /// What [`NearLists::refresh`] needs of moving frame `i`: its swept box
@@ -78,33 +229,63 @@ impl<const D: usize> NearLists<D> {
     /// Forgets every list: the moving store or the fixed list changed.
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.pools.iter_mut().for_each(Pool::clear);
     }
 
     /// Brings the lists of `n` moving frames up to date for this step's
     /// swept boxes: a frame whose swept box left its fat box (or that has
     /// none) gets a new fat box and its fixed slots, by one query. Runs in
-    /// parallel with the `parallel` feature; allocates only when `n`
-    /// changed.
+    /// parallel with the `parallel` feature (a chunk of frames per task);
+    /// allocates only when `n` changed or a pool outgrows its buffers.
     pub fn refresh(&mut self, fixed: &CellList<D>, n: usize, frame: impl Fn(usize) -> Moving<D> + Sync) {
         if self.entries.len() != n {
             self.entries.clear();
             self.entries.resize(n, Near::STALE);
+            self.pools.iter_mut().for_each(Pool::clear);
         }
-        let update = |(i, e): (usize, &mut Near<D>)| match frame(i) {
-            None => *e = Near::STALE,
-            Some((swept, d)) => {
-                if !e.contains(&GridBox::new(&swept)) {
-                    *e = look_up(fixed, &swept, &d);
+        let chunks = n.div_ceil(CHUNK);
+        self.pools.resize_with(chunks, Pool::default);
+        self.spare.resize_with(chunks, Pool::default);
+        let update = |(c, ((entries, pool), spare)): (usize, ((&mut [Near<D>], &mut Pool<D>), &mut Pool<D>))| {
+            for (j, e) in entries.iter_mut().enumerate() {
+                match frame(c * CHUNK + j) {
+                    None => {
+                        if e.len != CROWDED {
+                            pool.live -= e.len as usize;
+                        }
+                        *e = Near::STALE;
+                    }
+                    Some((swept, d)) => {
+                        if !e.contains(&GridBox::new(&swept)) {
+                            if e.len != CROWDED {
+                                pool.live -= e.len as usize;
+                            }
+                            *e = look_up(fixed, pool, &swept, &d);
+                        }
+                    }
                 }
+            }
+            if pool.len > 2 * pool.live + 4 * LANES {
+                compact(entries, pool, spare);
             }
         };
         #[cfg(feature = "parallel")]
         {
             use rayon::prelude::*;
-            self.entries.par_iter_mut().enumerate().with_min_len(1024).for_each(update);
+            self.entries
+                .par_chunks_mut(CHUNK)
+                .zip(self.pools.par_iter_mut())
+                .zip(self.spare.par_iter_mut())
+                .enumerate()
+                .for_each(update);
         }
         #[cfg(not(feature = "parallel"))]
-        self.entries.iter_mut().enumerate().for_each(update);
+        self.entries
+            .chunks_mut(CHUNK)
+            .zip(self.pools.iter_mut())
+            .zip(self.spare.iter_mut())
+            .enumerate()
+            .for_each(update);
     }
 
     /// Calls `f(p)` for each slot `p` of `fixed` whose box overlaps `q`,
@@ -122,11 +303,7 @@ impl<const D: usize> NearLists<D> {
     ) {
         match self.entries.get(i) {
             Some(e) if e.len != CROWDED && e.contains(q) => {
-                for &p in &e.slots[..e.len as usize] {
-                    if fixed.slot_overlaps(p as usize, q) {
-                        f(p as usize);
-                    }
-                }
+                self.pools[i / CHUNK].for_each_overlapping(e.start as usize, e.len as usize, q, f);
             }
             _ => {
                 scratch.clear();
@@ -142,29 +319,55 @@ impl<const D: usize> NearLists<D> {
 
     /// Bytes held.
     pub fn memory(&self) -> usize {
-        self.entries.capacity() * size_of::<Near<D>>()
+        let pool = |p: &Pool<D>| p.slots.capacity() * 4 + (p.min.capacity() + p.max.capacity()) * 4 * LANES;
+        self.entries.capacity() * size_of::<Near<D>>() + self.pools.iter().chain(&self.spare).map(pool).sum::<usize>()
     }
 }
 
+/// Rewrites `pool` with its live lists only, in entry order (through
+/// `spare`, which it swaps with).
+fn compact<const D: usize>(entries: &mut [Near<D>], pool: &mut Pool<D>, spare: &mut Pool<D>) {
+    spare.clear();
+    for e in entries.iter_mut().filter(|e| e.len != CROWDED) {
+        let start = spare.len;
+        for x in e.start as usize..(e.start + e.len) as usize {
+            spare.push_from(pool, x);
+        }
+        // Pools hold fewer than `CHUNK · CAP` entries: they fit `u32`.
+        e.start = start as u32;
+    }
+    spare.live = spare.len;
+    std::mem::swap(pool, spare);
+}
+
 /// A new fat box around `swept` (displacement `d`) and the fixed slots it
-/// overlaps, sorted; crowded when they are more than [`CAP`].
-fn look_up<const D: usize>(fixed: &CellList<D>, swept: &Aabb<D>, d: &[f64; D]) -> Near<D> {
+/// overlaps, sorted, appended to `pool`; crowded when they are more than
+/// [`CAP`].
+fn look_up<const D: usize>(fixed: &CellList<D>, pool: &mut Pool<D>, swept: &Aabb<D>, d: &[f64; D]) -> Near<D> {
     let fat = Aabb {
         min: std::array::from_fn(|k| swept.min[k] - GROW_MOTION * d[k].abs()),
         max: std::array::from_fn(|k| swept.max[k] + GROW_MOTION * d[k].abs()),
     };
     let fat = GridBox::new(&fat);
-    let mut e = Near { min: fat.min_f32(), max: fat.max_f32(), len: 0, slots: [0; CAP] };
+    // The slots go to the pool's end, sorted there, then their boxes.
+    let from = pool.slots.len();
+    let mut len = 0usize;
     fixed.query_slots(&fat, |p| {
-        if (e.len as usize) < CAP {
-            e.slots[e.len as usize] = p as u32;
-            e.len += 1;
-        } else {
-            e.len = CROWDED;
+        if len < CAP {
+            pool.push_slot(p as u32);
         }
+        len += 1;
     });
-    if e.len != CROWDED {
-        e.slots[..e.len as usize].sort_unstable();
+    let mut e = Near { min: fat.min_f32(), max: fat.max_f32(), start: pool.len as u32, len: CROWDED };
+    if len <= CAP {
+        pool.slots[from..].sort_unstable();
+        for x in from..from + len {
+            pool.box_at(fixed, x);
+        }
+        e.len = len as u32;
+        pool.live += len;
+    } else {
+        pool.slots.truncate(from);
     }
     e
 }
@@ -202,7 +405,10 @@ mod tests {
         fixed.build(CellSize::new(1.0), fixed_boxes.len(), |k| (fixed_boxes[k], k as u32), None);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         // Moving boxes, each with its own velocity; some teleport at times.
-        let mut boxes = small_boxes(400, 8);
+        // Two chunks' worth, so that pools are split and compacted; frame 0
+        // huge, so that its fat box is crowded.
+        let mut boxes = small_boxes(1300, 8);
+        boxes[0] = Aabb { min: [-60.0; 3], max: [60.0; 3] };
         let velocity: Vec<[f64; 3]> =
             (0..boxes.len()).map(|_| std::array::from_fn(|_| rng.random_range(-0.3..0.3))).collect();
         let mut near = NearLists::default();
@@ -231,8 +437,12 @@ mod tests {
                 };
             }
         }
-        // The lists were used, not only the fallback.
-        assert!(kept > 400 * 40 / 2, "{kept}");
+        // The lists were used, not only the fallback; the pools stay small.
+        assert!(kept > 1300 * 40 / 2, "{kept}");
+        assert_eq!(near.entries[0].len, CROWDED, "a huge frame crowds its list: {:?}", near.entries[0]);
+        for pool in &near.pools {
+            assert!(pool.len <= 2 * pool.live + 4 * LANES + CAP, "{} {}", pool.len, pool.live);
+        }
     }
 
     #[test]
