@@ -210,7 +210,7 @@ fn driving_bodies_by_their_poses_allocates_nothing() {
     let (allocations, seen) = in_worker(|| {
         // Back and forth along x by 0.05 a step, whatever the velocity.
         let drive = |world: &mut World<3>, k: usize| {
-            let shift = if k % 2 == 0 { 0.05 } else { -0.05 };
+            let shift = if k.is_multiple_of(2) { 0.05 } else { -0.05 };
             for &h in &moving {
                 let pose = world.body(h).unwrap().pose();
                 let t = pose.translation();
