@@ -77,25 +77,18 @@ pub fn report_lines(path: Option<&str>, header: &str, lines: &[String]) {
 /// Appends `rows` of program `bench` to `path` (a header first when the
 /// file is new).
 pub fn append(path: &str, bench: &str, rows: &[Row]) -> std::io::Result<()> {
-    if let Some(dir) = std::path::Path::new(path).parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let new = !std::path::Path::new(path).exists();
-    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-    if new {
-        writeln!(file, "{HEADER}")?;
-    }
-    let (machine, commit, date) =
-        (machine(), command_output("git", &["rev-parse", "--short", "HEAD"]), command_output("date", &["-u", "+%F"]));
-    for r in rows {
-        let ratio = r.ratio.map_or(String::new(), |x| format!("{x:.4}"));
-        writeln!(
-            file,
-            "{machine},{commit},{date},{bench},{},{},{},{},{},{},{:.3},{:.4},{ratio}",
-            r.scene, r.n, r.frames, r.threads, r.engine, r.mode, r.median_ms, r.pairs_per_frame
-        )?;
-    }
-    Ok(())
+    let lines: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let ratio = r.ratio.map_or(String::new(), |x| format!("{x:.4}"));
+            format!(
+                "{bench},{},{},{},{},{},{},{:.3},{:.4},{ratio}",
+                r.scene, r.n, r.frames, r.threads, r.engine, r.mode, r.median_ms, r.pairs_per_frame
+            )
+        })
+        .collect();
+    let columns = HEADER.strip_prefix("machine,commit,date,").unwrap_or(HEADER);
+    append_lines(path, columns, &lines)
 }
 
 /// Appends `rows` to `path` when asked, and says where (or why not).
