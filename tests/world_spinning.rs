@@ -13,7 +13,7 @@
 
 mod world_support;
 
-use fmbgrid::{Body, Contact, ContactDetail, Frame, FrameId, Motion, World, World2, World3, WorldConfig, WorldError};
+use fmbgrid::{Body, Contact, Frame, FrameId, Motion, World, World2, World3, WorldConfig, WorldError};
 use rand::Rng;
 use world_support::{SceneParams, TestRng, Turn, build_world, random_scene, rng, turning_pair};
 
@@ -174,7 +174,7 @@ fn turning_worlds_are_the_same_on_any_number_of_threads() {
     let trace = || {
         let mut r = rng(9);
         let p = SceneParams { speed: 1.0, ..SceneParams::uniform(3_000, 3) };
-        let mut world = World3::new(WorldConfig::default().with_contact_detail(ContactDetail::Interval));
+        let mut world = World3::new(WorldConfig::default().with_contact_detail(fmbgrid::ContactDetail::Interval));
         for h in build_world(&mut world, &random_scene::<3>(&mut r, &p)) {
             if world.body(h).expect("live").motion() == Motion::Moving && r.random_bool(0.3) {
                 world.set_angular_velocity(h, random_turn(&mut r)).expect("moving");
