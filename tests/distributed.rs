@@ -79,6 +79,24 @@ fn single<const D: usize>(ops: &[Op<D>], config: WorldConfig) -> Answers {
     out
 }
 
+/// The whole world's body pairs and its events (sorted), gathered from
+/// every rank, as plain numbers.
+fn gathered_pairs_and_events<const D: usize, C: Comm>(
+    world: &DistributedWorld<D, C>,
+) -> (Vec<(u64, u64)>, Vec<(bool, u64, u64)>) {
+    let pairs = world.gather_body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
+    let mut events: Vec<(bool, u64, u64)> = world
+        .gather_events()
+        .iter()
+        .map(|e| match *e {
+            fmbgrid::distributed::GlobalEvent::Started(a, b) => (true, a.0, b.0),
+            fmbgrid::distributed::GlobalEvent::Ended(a, b) => (false, a.0, b.0),
+        })
+        .collect();
+    events.sort();
+    (pairs, events)
+}
+
 fn sorted(a: u64, b: u64) -> (u64, u64) {
     if a < b { (a, b) } else { (b, a) }
 }
@@ -115,16 +133,7 @@ fn run_rank<const D: usize, C: Comm>(comm: C, ops: &[Op<D>], config: WorldConfig
                 let st = world.stats();
                 owned.push([st.migrated_in, st.ghost_frames, usize::from(st.rebalanced)]);
                 let keys: Vec<Key> = all.iter().map(key).collect();
-                let pairs = world.gather_body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
-                let mut events: Vec<(bool, u64, u64)> = world
-                    .gather_events()
-                    .iter()
-                    .map(|e| match *e {
-                        fmbgrid::distributed::GlobalEvent::Started(a, b) => (true, a.0, b.0),
-                        fmbgrid::distributed::GlobalEvent::Ended(a, b) => (false, a.0, b.0),
-                    })
-                    .collect();
-                events.sort();
+                let (pairs, events) = gathered_pairs_and_events(&world);
                 assert!(keys.windows(2).all(|w| w[0] < w[1]), "a pair reported twice");
                 let kept: &Vec<(u64, u64)> = &pairs;
                 assert!(kept.windows(2).all(|w| w[0] < w[1]), "a body pair kept by two ranks");
@@ -521,16 +530,7 @@ fn run_faulted(comm: LocalComm, ops: &[Op<2>], fault: Option<(usize, &str, usize
         result.expect("the retried op succeeds");
         if let Op::Step(_) = op {
             let keys: Vec<Key> = world.gather_contacts().iter().map(key).collect();
-            let pairs = world.gather_body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
-            let mut events: Vec<(bool, u64, u64)> = world
-                .gather_events()
-                .iter()
-                .map(|e| match *e {
-                    fmbgrid::distributed::GlobalEvent::Started(a, b) => (true, a.0, b.0),
-                    fmbgrid::distributed::GlobalEvent::Ended(a, b) => (false, a.0, b.0),
-                })
-                .collect();
-            events.sort();
+            let (pairs, events) = gathered_pairs_and_events(&world);
             out.push((keys, pairs, events));
         }
     }
@@ -674,16 +674,7 @@ fn a_batch_insert_is_all_or_nothing_on_every_rank() {
             run_ops(&mut world, std::slice::from_ref(op)).expect("valid ops");
             if let Op::Step(_) = op {
                 let keys: Vec<Key> = world.gather_contacts().iter().map(key).collect();
-                let pairs: Vec<(u64, u64)> = world.gather_body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
-                let mut events: Vec<(bool, u64, u64)> = world
-                    .gather_events()
-                    .iter()
-                    .map(|e| match *e {
-                        fmbgrid::distributed::GlobalEvent::Started(a, b) => (true, a.0, b.0),
-                        fmbgrid::distributed::GlobalEvent::Ended(a, b) => (false, a.0, b.0),
-                    })
-                    .collect();
-                events.sort();
+                let (pairs, events) = gathered_pairs_and_events(&world);
                 out.push((keys, pairs, events));
             }
         }
