@@ -79,13 +79,15 @@ fn single<const D: usize>(ops: &[Op<D>], config: WorldConfig) -> Answers {
     out
 }
 
+/// Body pairs as slot numbers, and events as (started, body, body).
+type BodyPairs = Vec<(u64, u64)>;
+type Events = Vec<(bool, u64, u64)>;
+
 /// The whole world's body pairs and its events (sorted), gathered from
 /// every rank, as plain numbers.
-fn gathered_pairs_and_events<const D: usize, C: Comm>(
-    world: &DistributedWorld<D, C>,
-) -> (Vec<(u64, u64)>, Vec<(bool, u64, u64)>) {
+fn gathered_pairs_and_events<const D: usize, C: Comm>(world: &DistributedWorld<D, C>) -> (BodyPairs, Events) {
     let pairs = world.gather_body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
-    let mut events: Vec<(bool, u64, u64)> = world
+    let mut events: Events = world
         .gather_events()
         .iter()
         .map(|e| match *e {
