@@ -293,36 +293,26 @@ macro_rules! over_pairs {
         let pairs = $pairs.as_ref().map(|p| p.as_array());
         let list = pair_list($a.len(), $b.len(), pairs.as_ref())?;
         match (&$a.set, &$b.set) {
-            (Set::Two(fa), Set::Two(fb)) => {
-                const $d: usize = 2;
-                $py.detach(|| {
-                    list.iter()
-                        .map(|&(i, j)| {
-                            let ($x, $y) = (&fa[i], &fb[j]);
-                            $body
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .into_iter()
-                .collect::<Vec<_>>()
-                .into()
-            }
-            (Set::Three(fa), Set::Three(fb)) => {
-                const $d: usize = 3;
-                $py.detach(|| {
-                    list.iter()
-                        .map(|&(i, j)| {
-                            let ($x, $y) = (&fa[i], &fb[j]);
-                            $body
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .into_iter()
-                .collect::<Vec<_>>()
-                .into()
-            }
+            (Set::Two(fa), Set::Two(fb)) => over_pairs!(@dim $py, list, fa, fb, 2, |$x, $y, $d| $body),
+            (Set::Three(fa), Set::Three(fb)) => over_pairs!(@dim $py, list, fa, fb, 3, |$x, $y, $d| $body),
             _ => return Err(value_error(format!("a is {}D and b is {}D", $a.dim(), $b.dim()))),
         }
+    }};
+    // One dimension's arm: `$body` with `$d` the dimension, over `list`.
+    (@dim $py:expr, $list:expr, $fa:expr, $fb:expr, $dim:expr, |$x:ident, $y:ident, $d:ident| $body:expr) => {{
+        const $d: usize = $dim;
+        $py.detach(|| {
+            $list
+                .iter()
+                .map(|&(i, j)| {
+                    let ($x, $y) = (&$fa[i], &$fb[j]);
+                    $body
+                })
+                .collect::<Vec<_>>()
+        })
+        .into_iter()
+        .collect::<Vec<_>>()
+        .into()
     }};
 }
 
