@@ -10,7 +10,8 @@
 //! injector, which allocates a 1.5 KB block every 63 jobs (rayon's, not
 //! ours; documented on `World::step`).
 
-mod world_support;
+mod support;
+use support::world as world_support;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Mutex;

@@ -1,12 +1,17 @@
 //! Fuzz target: hostile sequences of `World` calls, decoded from the
-//! fuzzer's bytes and checked by the same driver as `tests/world_hostile.rs`
-//! (`tests/world_support/hostile.rs`): no panic, refused calls change
+//! fuzzer's bytes and checked by the same driver as `tests/world/hostile.rs`
+//! (`tests/support/world/hostile.rs`): no panic, refused calls change
 //! nothing, every step equals the brute force.
 //!
 //! `cargo fuzz run world_ops` (see `fuzz/README.md`).
 #![no_main]
 
-#[path = "../../tests/world_support/mod.rs"]
+// `support::world` takes its generator and vector helpers from its
+// sibling `support::math`: both are included, side by side.
+#[path = "../../tests/support/math.rs"]
+#[allow(dead_code)]
+mod math;
+#[path = "../../tests/support/world/mod.rs"]
 #[allow(dead_code, unused_imports)]
 mod world_support;
 

@@ -1,5 +1,12 @@
-//! Shared support for the integration tests (`mod support;` in each file).
+//! The one support module of the integration tests. Each test crate
+//! (`tests/<area>/main.rs`) declares it with
+//! `#[path = "../support/mod.rs"] mod support;` and its files import it with
+//! `use crate::support;` (`tests/world_allocations.rs`, a crate of its own,
+//! with `mod support;`). Each crate uses only part of it, hence the blanket
+//! `dead_code` allowance.
 //!
+//! * [`math`]: the seeded generator ([`rng`]) and the small vector helpers,
+//!   for every crate (re-exported here).
 //! * Seeded pair generators (rand 0.9 + ChaCha8, fixed seeds): [`Set`] and
 //!   [`gen_pair`] — the paper's uniform ±100 frames, random oriented boxes,
 //!   slivers, far offsets (±1e6) and near-touching pairs (gap ±1e-6·scale,
@@ -15,25 +22,25 @@
 //! * An independent exact reference ([`reference`]): vertex enumeration of
 //!   the halfspace system of `A ∩ B` (in `(x, t)` space for moving pairs), which
 //!   gives the exact box and contact interval without FMB or GJK.
+//! * [`brute`]: a brute-force oracle for the intersection of two frames
+//!   (vertex enumeration), independent of `fmbgrid::narrow`.
+//! * [`world`]: scene generators and the brute-force reference of
+//!   `World::step`, for the world suites.
 //!
 //! Everything here only uses the public API of `fmbgrid` (origin, components,
 //! velocity, kind), never its inverse matrices, so the reference and the margin
 //! are independent of the code under test.
 #![allow(dead_code)]
 
+pub mod brute;
 pub mod exact_sat;
+pub mod math;
+pub mod world;
+
+pub use math::*;
 
 use fmbgrid::{Frame, FrameKind};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-
-/// The generator used by every test: seeded, portable, reproducible.
-pub type TestRng = ChaCha8Rng;
-
-/// A seeded generator.
-pub fn rng(seed: u64) -> TestRng {
-    TestRng::seed_from_u64(seed)
-}
+use rand::Rng;
 
 /// Relative width of the "don't care" band around touching.
 pub const BAND: f64 = 1e-9;
@@ -46,58 +53,6 @@ pub const BAND: f64 = 1e-9;
 /// two.
 pub const REF_TIGHT: f64 = 1e-13;
 pub const REF_LOOSE: f64 = 1e-10;
-
-// ---------------------------------------------------------------------------
-// Small vector helpers.
-// ---------------------------------------------------------------------------
-
-pub fn add<const D: usize>(a: [f64; D], b: [f64; D]) -> [f64; D] {
-    std::array::from_fn(|i| a[i] + b[i])
-}
-
-pub fn sub<const D: usize>(a: [f64; D], b: [f64; D]) -> [f64; D] {
-    std::array::from_fn(|i| a[i] - b[i])
-}
-
-pub fn mul<const D: usize>(a: [f64; D], s: f64) -> [f64; D] {
-    a.map(|x| x * s)
-}
-
-pub fn dot<const D: usize>(a: [f64; D], b: [f64; D]) -> f64 {
-    (0..D).map(|i| a[i] * b[i]).sum()
-}
-
-pub fn norm<const D: usize>(a: [f64; D]) -> f64 {
-    dot(a, a).sqrt()
-}
-
-pub fn normalize<const D: usize>(a: [f64; D]) -> [f64; D] {
-    mul(a, 1.0 / norm(a))
-}
-
-fn to3<const D: usize>(a: [f64; D]) -> [f64; 3] {
-    let mut r = [0.0; 3];
-    r[..D].copy_from_slice(&a);
-    r
-}
-
-fn from3<const D: usize>(r: [f64; 3]) -> [f64; D] {
-    std::array::from_fn(|i| r[i])
-}
-
-pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-
-/// A vector orthogonal to the `D - 1` vectors `v` (2D: `v[0]` turned by 90°;
-/// 3D: `v[0] × v[1]`). Not normalised.
-pub fn orthogonal<const D: usize>(v: &[[f64; D]]) -> [f64; D] {
-    match D {
-        2 => std::array::from_fn(|i| if i == 0 { -v[0][1] } else { v[0][0] }),
-        3 => from3(cross(to3(v[0]), to3(v[1]))),
-        _ => unreachable!("2D or 3D only"),
-    }
-}
 
 /// A uniform random vector in `[-r, r]^D`.
 pub fn uniform_vec<const D: usize>(rng: &mut TestRng, r: f64) -> [f64; D] {

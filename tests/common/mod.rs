@@ -1,5 +1,0 @@
-//! Helpers shared by the integration tests. Each test crate uses only part of
-//! them, hence the blanket `dead_code` allowance.
-#![allow(dead_code)]
-
-pub mod brute;

@@ -1,0 +1,20 @@
+//! The world's API and guarantees: the model (insert, remove, repose,
+//! filters, events), bad and hostile input, validation, determinism,
+//! snapshots, turning bodies, runaway bodies, and the distributed world over
+//! in-process ranks (`LocalComm`).
+//!
+//! One test binary: `cargo test --release --test world`; one file's tests
+//! with a filter, e.g. `cargo test --release --test world model::`.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod bad_input;
+mod determinism;
+mod distributed;
+mod hostile;
+mod model;
+mod runaway;
+mod snapshot;
+mod spinning;
+mod validate;
