@@ -103,3 +103,40 @@ fn mpi_tests_have_their_own_command() {
     assert!(readme.contains("cargo test --release --features mpi --test mpi"), "the README names the MPI command");
     assert!(read(".ci/run").contains("cargo test --release --features mpi --test mpi"), "CI runs it");
 }
+
+/// The integration tests build into a few binaries: one crate per area
+/// (`tests/<area>/main.rs`), plus the two that must stay alone
+/// (`world_allocations.rs` installs a global allocator; `mpi.rs` needs the
+/// `mpi` feature). A file in an area folder that its `main.rs` does not
+/// declare would never be compiled, and its tests would silently not run.
+#[test]
+fn integration_tests_are_a_few_crates_that_declare_every_file() {
+    const ALONE: &[&str] = &["mpi.rs", "world_allocations.rs"];
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut crates = Vec::new();
+    for entry in std::fs::read_dir(&tests).expect("tests/") {
+        let path = entry.expect("an entry").path();
+        let name = path.file_name().and_then(|n| n.to_str()).expect("a UTF-8 name").to_string();
+        if path.is_file() && name.ends_with(".rs") {
+            assert!(
+                ALONE.contains(&name.as_str()),
+                "tests/{name} is a test binary of its own: make it a module of an area crate (tests/<area>/main.rs)"
+            );
+            crates.push(name);
+        } else if path.join("main.rs").is_file() {
+            let main = std::fs::read_to_string(path.join("main.rs")).expect("main.rs");
+            for file in std::fs::read_dir(&path).expect("an area folder") {
+                let file = file.expect("an entry").path();
+                let stem = file.file_stem().and_then(|s| s.to_str()).expect("a UTF-8 name");
+                if file.extension().is_some_and(|e| e == "rs") && stem != "main" {
+                    assert!(
+                        main.lines().any(|l| l.trim() == format!("mod {stem};")),
+                        "tests/{name}/main.rs does not declare `mod {stem};`: its tests never run"
+                    );
+                }
+            }
+            crates.push(name);
+        }
+    }
+    assert!(crates.len() <= 6, "{} integration-test crates: {crates:?}", crates.len());
+}
