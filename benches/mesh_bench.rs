@@ -24,7 +24,7 @@
 //! yes/no (or a time of impact); fmbgrid also computes the exact box and
 //! interval of every intersection.
 //!
-//! Run: `cargo run --release --example mesh_bench -- [--scene dragons_pass|bunny_rain[,…]]
+//! Run: `cargo bench --bench mesh_bench -- [--scene dragons_pass|bunny_rain[,…]]
 //! [--steps K] [--start S] [--no-parry] [--threads T] [--scan] [--csv FILE]`.
 //! `--csv FILE` appends the medians to FILE as data
 //! (`benches/results/README.md`).

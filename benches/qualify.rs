@@ -4,7 +4,7 @@
 //! the paper's pair sets ("all": uniform ±100; "near": AABB-overlapping pairs
 //! only) and on oriented-box pairs.
 //!
-//! Run: `cargo run --release --example qualify [-- --pairs N --samples K
+//! Run: `cargo bench --bench qualify [-- --pairs N --samples K
 //! --only TEXT --csv FILE]` (defaults 20000 pairs, 7 samples; each figure is
 //! the median over samples, every sample timing all four methods back to
 //! back on the same pairs; `--only` keeps the rows whose label contains

@@ -26,7 +26,7 @@
 //! small moving tree is much faster than refitting the whole one. The
 //! summary names the faster variant for each scene.
 //!
-//! Run: `cargo run --release --example scene_bench -- [--scene NAME[,NAME…]]
+//! Run: `cargo bench --bench scene_bench -- [--scene NAME[,NAME…]]
 //! [--n N[,N…]] [--steps K] [--threads T] [--no-parry] [--parry rebuild|incremental|both]
 //! [--margin M] [--budget SECONDS] [--seed S] [--detail MODES]`.
 //! `--detail exact,interval,candidates` steps one fmbgrid world per

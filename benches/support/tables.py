@@ -97,12 +97,18 @@ def read(path):
         if len(r) != len(header):
             raise ValueError(f"{path}:{i}: {len(r)} fields, header has {len(header)}")
         d = dict(zip(header, r))
-        if d["machine"] != path.parent.name and path.parent.name != "results":
+        if RESULTS in path.resolve().parents and d["machine"] != path.parent.name:
             raise ValueError(f"{path}:{i}: machine {d['machine']} in folder {path.parent.name}")
         if not re.fullmatch(r"[0-9a-f]{7,40}|unknown", d["commit"]):
             raise ValueError(f"{path}:{i}: commit {d['commit']!r}")
         if not re.fullmatch(r"\d{4}-\d\d-\d\d", d["date"]):
             raise ValueError(f"{path}:{i}: date {d['date']!r}")
+        for column, value in d.items():
+            if value and re.search(r"(_ms|_pair|^ratio.*|^n|^pairs|^frames|^threads)$", column):
+                try:
+                    float(value)
+                except ValueError:
+                    raise ValueError(f"{path}:{i}: {column} = {value!r} is not a number") from None
         out.append(d)
     return out
 
@@ -202,4 +208,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit(f"tables.py: {e}")
