@@ -22,14 +22,13 @@ use fmbgrid::{Frame, FrameKind, intersect, overlap_interval};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-// Only its random rotation: the same as the world scenes'.
 #[path = "support/args.rs"]
 mod cli;
-#[path = "support/scenes.rs"]
-mod scenes;
-
 #[path = "support/results.rs"]
 mod results;
+// Only its random rotation: the same as the world scenes'.
+#[path = "support/scenes.rs"]
+mod scenes;
 
 /// Columns of `box_bench.csv` after `machine,commit,date`: one row per mode
 /// and class; `ns_per_pair` for the timed modes, the last three for `check`.

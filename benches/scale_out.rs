@@ -18,7 +18,6 @@ use rand_chacha::ChaCha8Rng;
 
 #[path = "support/args.rs"]
 mod cli;
-
 #[path = "support/results.rs"]
 mod results;
 

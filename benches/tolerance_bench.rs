@@ -29,7 +29,6 @@ use parry3d_f64::shape::Shape;
 mod cli;
 #[path = "support/peer.rs"]
 mod peer;
-
 #[path = "support/results.rs"]
 mod results;
 

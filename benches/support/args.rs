@@ -4,8 +4,18 @@
 #![allow(dead_code)]
 
 /// The program's arguments, `cargo bench`'s `--bench` left out.
+///
+/// Run by cargo without `--bench`, the program is under `cargo test`
+/// (`--benches`, `--all-targets`), which passes no arguments: it exits at
+/// once rather than run its default, minutes-long workload. Run directly
+/// (a profiler, `benches/support/bench-bin`), it runs as asked.
 pub fn args() -> Vec<String> {
-    std::env::args().skip(1).filter(|a| a != "--bench").collect()
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if std::env::var_os("CARGO").is_some() && !args.iter().any(|a| a == "--bench") {
+        eprintln!("a benchmark program: `cargo bench --bench NAME -- ARGS` runs it; under cargo test it only starts");
+        std::process::exit(0);
+    }
+    args.into_iter().filter(|a| a != "--bench").collect()
 }
 
 /// The value after `--name`, if given.

@@ -114,8 +114,9 @@ def read(path):
 
 
 def markdown(headings, lines):
+    """A Markdown table; an empty field (not recorded) shows as –."""
     text = ["| " + " | ".join(headings) + " |", "|" + "---|" * len(headings)]
-    text += ["| " + " | ".join(cells) + " |" for cells in lines]
+    text += ["| " + " | ".join(c or "–" for c in cells) + " |" for cells in lines]
     return text
 
 
