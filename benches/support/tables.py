@@ -17,10 +17,11 @@ re-rounded). The layout per program is below (LAYOUTS).
                                                  table of BENCHMARKS.md has no
                                                  marker; every results file's
                                                  rows well formed
-    python3 benches/support/tables.py --rows FILE BENCH MIN
+    python3 benches/support/tables.py --rows FILE BENCH MIN [column=value ...]
                                                  FILE's rows well formed, at
                                                  least MIN of them of program
-                                                 BENCH (the CI's check of what
+                                                 BENCH, each with the values
+                                                 given (the CI's check of what
                                                  a benchmark program wrote)
 """
 import csv
@@ -187,6 +188,12 @@ def main(argv):
         if len(rows) < least:
             print(f"{path}: {len(rows)} rows of {bench}, expected at least {least}")
             return 1
+        for want in argv[4:]:
+            column, value = want.split("=", 1)
+            wrong = [r.get(column) for r in rows if r.get(column) != value]
+            if wrong:
+                print(f"{path}: {column} is {wrong[0]!r} in a row, expected {value!r}")
+                return 1
         print(f"{path}: {len(rows)} rows of {bench}, well formed")
         return 0
     for path in sorted(RESULTS.glob("*/*.csv")):
