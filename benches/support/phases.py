@@ -4,10 +4,10 @@
 Usage (the two runs differ only in their step count; their difference is
 exactly `long - short` warm steps: set-up and warm-up cancel out):
 
-    cargo build --release --example scene_bench
+    bin=$(benches/support/bench-bin scene_bench)
     for s in 3 8; do
       valgrind --tool=callgrind --callgrind-out-file=cg.$s \
-        target/release/examples/scene_bench --n 20000 --scene uniform --no-parry --steps $s
+        "$bin" --n 20000 --scene uniform --no-parry --steps $s
     done
     python3 benches/support/phases.py cg.3 cg.8 5 CANDIDATES
 
