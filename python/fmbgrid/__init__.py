@@ -925,5 +925,7 @@ def from_trimesh(mesh: Any, thickness: float = 0.0, solid: bool = False) -> Mesh
         raise ImportError(
             "from_trimesh(solid=True) tetrahedralises the mesh with the tetgen package: pip install tetgen"
         ) from None
-    nodes, elements = tetgen.TetGen(vertices, faces.astype(np.int32)).tetrahedralize()
-    return mesh_frames(np.asarray(nodes, dtype=np.float64), None, np.asarray(elements)[:, :4], 0.0)
+    # (nodes, elements) first, whatever else the version returns after them.
+    out = tetgen.TetGen(vertices, faces.astype(np.int32)).tetrahedralize()
+    nodes, elements = np.asarray(out[0], dtype=np.float64), np.asarray(out[1])
+    return mesh_frames(nodes, None, elements[:, :4], 0.0)
