@@ -589,9 +589,10 @@ class World:
         """Runs ``steps`` steps in the engine alone (nothing is returned to
         Python but the time): the seconds of each, to measure the Python
         layer's overhead against. ``also="poses"`` sets every body's pose
-        (to the one it has) before each step, ``"velocities"`` every moving
-        body's velocity, in Rust, as a Python loop calling :meth:`set_poses`
-        or :meth:`set_velocities` with all bodies does."""
+        (to the one it has) before each step with one Rust
+        ``World::set_poses``, ``"velocities"`` every moving body's velocity
+        with ``World::set_velocity``, as a Python loop calling
+        :meth:`set_poses` or :meth:`set_velocities` with all bodies does."""
         return np.array(self._w.time_steps(float(dt), int(steps), also))
 
     def parked(self) -> np.ndarray:

@@ -783,7 +783,7 @@ impl World {
     /// Runs `steps` steps of `dt` in Rust alone (nothing crosses to
     /// Python): the seconds each took, for measuring the Python layer.
     /// `also`: "" (the step alone), "poses" (before each step, every body
-    /// set to its pose with `World::set_pose`, as a Python loop calling
+    /// set to its pose with one `World::set_poses`, as a Python loop calling
     /// `set_poses` with all of them does) or "velocities" (every moving body
     /// given its velocity again with `World::set_velocity`).
     #[pyo3(signature = (dt, steps, also=""))]
@@ -795,14 +795,11 @@ impl World {
             let mut times = Vec::with_capacity(steps);
             let bodies: Vec<(BodyHandle, Pose<D>, [f64; D], Motion)> =
                 w.world.bodies().map(|(h, b)| (h, b.pose(), b.velocity(), b.motion())).collect();
+            let poses: Vec<(BodyHandle, Pose<D>)> = bodies.iter().map(|&(h, p, _, _)| (h, p)).collect();
             for _ in 0..steps {
                 let t = Instant::now();
                 match also {
-                    "poses" => {
-                        for &(h, pose, _, _) in &bodies {
-                            w.world.set_pose(h, pose).map_err(world_error)?;
-                        }
-                    }
+                    "poses" => w.world.set_poses(&poses).map_err(world_error)?,
                     "velocities" => {
                         for &(h, _, v, m) in &bodies {
                             if m == Motion::Moving {
