@@ -554,7 +554,12 @@ class World:
     def set_poses(self, handles: ArrayLike, translations: ArrayLike, rotations: Optional[ArrayLike] = None) -> None:
         """Moves bodies to new poses, effective at the start of the next step:
         ``translations (K, D)`` and ``rotations (K, D, D)`` (each body keeps its
-        rotation when None)."""
+        rotation when None). One call of the Rust ``World::set_poses``: every
+        handle is checked and every frame placed before anything changes (a
+        refused call changes nothing); a body listed twice ends at its last
+        pose; a moving body whose pose and frames come out unchanged, bit for
+        bit, is left alone (so a loop that sets every pose each step, most
+        unchanged, keeps the step's memory of pairs found apart)."""
         h, one = _handles(handles)
         r = None if rotations is None else _linear(_rows(rotations, "rotations", one, 3))
         self._w.set_poses(h, _rows(translations, "translations", one, 2), r)
