@@ -163,6 +163,20 @@ def _rows(x: ArrayLike, name: str, single: bool, ndim: int) -> np.ndarray:
     return a
 
 
+def _ray_batch(origins: ArrayLike, directions: ArrayLike, max_time: ArrayLike) -> tuple:
+    """Origins and directions as rows (one ray may be given as one row) and
+    one limit per ray (a scalar applies to every ray)."""
+    o = _f64(origins, "origins")
+    one = o.ndim == 1
+    if one:
+        o = o[None]
+    d = _rows(directions, "directions", one, 2)
+    t = _f64(max_time, "max_time")
+    if t.ndim == 0:
+        t = np.full(o.shape[0] if o.ndim else 0, t)
+    return o, d, t
+
+
 def _linear(rotations: ArrayLike) -> np.ndarray:
     """Rotation matrices ``R`` (``x_world = R @ x_body``) as the engine takes
     a pose's linear part, by columns (``linear[j] = R e_j``): the transpose,
@@ -612,15 +626,7 @@ class World:
     def cast_rays(self, origins: ArrayLike, directions: ArrayLike, max_time: ArrayLike = MAX_COORDINATE) -> RayHits:
         """The first frame each ray ``origins[k] + s * directions[k]``,
         ``0 <= s <= max_time``, meets (frames at rest where they are now)."""
-        o = _f64(origins, "origins")
-        one = o.ndim == 1
-        if one:
-            o = o[None]
-        d = _rows(directions, "directions", one, 2)
-        t = _f64(max_time, "max_time")
-        if t.ndim == 0:
-            t = np.full(o.shape[0] if o.ndim else 0, t)
-        return RayHits(*self._w.cast_rays(o, d, t))
+        return RayHits(*self._w.cast_rays(*_ray_batch(origins, directions, max_time)))
 
     def cast_rays_all(
         self, origins: ArrayLike, directions: ArrayLike, max_time: ArrayLike = MAX_COORDINATE
@@ -628,15 +634,7 @@ class World:
         """Every frame each ray ``origins[k] + s * directions[k]``,
         ``0 <= s <= max_time``, meets (frames at rest where they are now),
         with the entry time and normal: rows by ray, each ray's by time."""
-        o = _f64(origins, "origins")
-        one = o.ndim == 1
-        if one:
-            o = o[None]
-        d = _rows(directions, "directions", one, 2)
-        t = _f64(max_time, "max_time")
-        if t.ndim == 0:
-            t = np.full(o.shape[0] if o.ndim else 0, t)
-        return RayHitsAll(*self._w.cast_rays_all(o, d, t))
+        return RayHitsAll(*self._w.cast_rays_all(*_ray_batch(origins, directions, max_time)))
 
     def query_aabbs(self, mins: ArrayLike, maxs: ArrayLike) -> QueryHits:
         """The frames whose boxes (at rest, where they are now) overlap each

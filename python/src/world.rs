@@ -860,9 +860,7 @@ impl World {
     ) -> PyResult<Arrays<'py>> {
         let (o, dir, t) = (origins.as_array(), directions.as_array(), max_times.as_array());
         dispatch!(self, w, D => {
-            let r = check_shape("origins", &o, &[None, Some(D)])?;
-            check_shape("directions", &dir, &[Some(r), Some(D)])?;
-            check_shape("max_times", &t, &[Some(r)])?;
+            let r = check_rays(&o, &dir, &t, D)?;
             let hits = py.detach(|| {
                 (0..r)
                     .map(|k| w.world.cast_ray(row(&o, k), row(&dir, k), t[[k]]).map_err(|e| value_error(format!("ray {k}: {e}"))))
@@ -1067,9 +1065,7 @@ impl World {
     ) -> PyResult<Arrays<'py>> {
         let (o, dir, t) = (origins.as_array(), directions.as_array(), max_times.as_array());
         dispatch!(self, w, D => {
-            let r = check_shape("origins", &o, &[None, Some(D)])?;
-            check_shape("directions", &dir, &[Some(r), Some(D)])?;
-            check_shape("max_times", &t, &[Some(r)])?;
+            let r = check_rays(&o, &dir, &t, D)?;
             let found = py.detach(|| {
                 let mut out = Vec::new();
                 for k in 0..r {
@@ -1157,4 +1153,13 @@ fn placed<const D: usize>(w: &Inner<D>) -> PyResult<(Vec<Frame<D>>, Vec<u64>, Ve
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<World>()?;
     Ok(())
+}
+
+/// The number of rays of a batch, after checking that `origins` and
+/// `directions` are `(R, dims)` and `max_times` is `(R,)`.
+fn check_rays(o: &ArrayViewD<f64>, dir: &ArrayViewD<f64>, t: &ArrayViewD<f64>, dims: usize) -> PyResult<usize> {
+    let r = check_shape("origins", o, &[None, Some(dims)])?;
+    check_shape("directions", dir, &[Some(r), Some(dims)])?;
+    check_shape("max_times", t, &[Some(r)])?;
+    Ok(r)
 }
