@@ -10,7 +10,7 @@
 //!
 //! `cargo bench --bench world` (filter e.g. `-- uniform`); single thread
 //! unless `FMBGRID_THREADS` says otherwise. The parry comparison is in the
-//! `scene_bench` example.
+//! `scene_bench` program (`benches/scene_bench.rs`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -200,35 +200,48 @@ fn reacting_to_contacts_allocates_nothing() {
     assert_eq!(allocations, 0, "{allocations} allocations in 80 warm steps, of {:?} bytes…", first_sizes());
 }
 
-/// A loop that drives every moving body by its pose (`World::set_pose`
-/// each step, as kinematic or Python-driven loops do) allocates nothing
-/// once warm.
+/// A loop that drives every moving body by its pose allocates nothing once
+/// warm: one `World::set_pose` a body each step (as kinematic loops do), or
+/// one `World::set_poses` with all of them (as the Python bindings do; the
+/// caller keeps its list of poses between steps).
 #[test]
 fn driving_bodies_by_their_poses_allocates_nothing() {
-    let mut world = scene::<3>(10, ContactDetail::ExactBox);
-    let moving: Vec<_> = world.bodies().filter(|(_, b)| b.motion() == Motion::Moving).map(|(h, _)| h).collect();
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let (allocations, seen) = in_worker(|| {
-        // Back and forth along x by 0.05 a step, whatever the velocity.
-        let drive = |world: &mut World<3>, k: usize| {
-            let shift = if k.is_multiple_of(2) { 0.05 } else { -0.05 };
-            for &h in &moving {
-                let pose = world.body(h).unwrap().pose();
-                let t = pose.translation();
-                world.set_pose(h, Pose::new(pose.linear(), [t[0] + shift, t[1], t[2]]).unwrap()).unwrap();
+    for bulk in [false, true] {
+        let mut world = scene::<3>(10, ContactDetail::ExactBox);
+        let moving: Vec<_> = world.bodies().filter(|(_, b)| b.motion() == Motion::Moving).map(|(h, _)| h).collect();
+        let mut poses = Vec::with_capacity(moving.len());
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let (allocations, seen) = in_worker(|| {
+            // Back and forth along x by 0.05 a step, whatever the velocity.
+            let mut drive = |world: &mut World<3>, k: usize| {
+                let shift = if k.is_multiple_of(2) { 0.05 } else { -0.05 };
+                poses.clear();
+                for &h in &moving {
+                    let pose = world.body(h).unwrap().pose();
+                    let t = pose.translation();
+                    poses.push((h, Pose::new(pose.linear(), [t[0] + shift, t[1], t[2]]).unwrap()));
+                }
+                if bulk {
+                    world.set_poses(&poses).unwrap();
+                } else {
+                    for &(h, pose) in &poses {
+                        world.set_pose(h, pose).unwrap();
+                    }
+                }
+                world.step(0.25).unwrap().len()
+            };
+            for k in 0..40 {
+                drive(&mut world, k);
             }
-            world.step(0.25).unwrap().len()
-        };
-        for k in 0..40 {
-            drive(&mut world, k);
-        }
-        ALLOCATIONS.store(0, Ordering::Relaxed);
-        SIZES.iter().for_each(|x| x.store(0, Ordering::Relaxed));
-        COUNTING.store(true, Ordering::Relaxed);
-        let seen: usize = (0..20).map(|k| drive(&mut world, k)).sum();
-        COUNTING.store(false, Ordering::Relaxed);
-        (ALLOCATIONS.load(Ordering::Relaxed), seen)
-    });
-    assert!(seen > 1_000, "the loop must collide: {seen} contacts");
-    assert_eq!(allocations, 0, "{allocations} allocations in 20 warm steps, of {:?} bytes…", first_sizes());
+            ALLOCATIONS.store(0, Ordering::Relaxed);
+            SIZES.iter().for_each(|x| x.store(0, Ordering::Relaxed));
+            COUNTING.store(true, Ordering::Relaxed);
+            let seen: usize = (0..20).map(|k| drive(&mut world, k)).sum();
+            COUNTING.store(false, Ordering::Relaxed);
+            (ALLOCATIONS.load(Ordering::Relaxed), seen)
+        });
+        let how = if bulk { "set_poses" } else { "set_pose" };
+        assert!(seen > 1_000, "{how}: the loop must collide: {seen} contacts");
+        assert_eq!(allocations, 0, "{how}: {allocations} allocations in 20 warm steps, of {:?} bytes…", first_sizes());
+    }
 }

@@ -1,5 +1,5 @@
 //! Seeded pair generators shared by the narrow-phase bench and the
-//! `qualify` example (included with `#[path]`): the paper's uniform ±100
+//! `qualify` program (included with `#[path]`): the paper's uniform ±100
 //! frames (fmb-digest §7) and oriented boxes.
 #![allow(dead_code)]
 

@@ -1,5 +1,5 @@
 //! Seeded world scenes shared by the world bench and the `scene_bench`
-//! example (included with `#[path]`): bodies of frames, fixed or moving with
+//! program (included with `#[path]`): bodies of frames, fixed or moving with
 //! a velocity, from which both an fmbgrid [`World`] and the parry baseline
 //! are built.
 //!

@@ -111,8 +111,8 @@ def bench_fmbgrid(scene, steps, moving):
     saved = w0.snapshot()
     # Three copies of one world, each warmed up by two steps of its own loop
     # and then timed: the Rust step alone, the Rust twin of the Python loop
-    # (World::set_pose / set_velocity on every body, then the step), the
-    # Python loop.
+    # (one World::set_poses with every body / set_velocity on every body,
+    # then the step), the Python loop.
     also = "velocities" if moving else "poses"
     rust_world = fg.World.restore(saved)
     rust_world.time_steps(DT, 2)
@@ -293,11 +293,12 @@ def main() -> None:
         name = "moving" if moving else "static"
         r = bench_fmbgrid(scene, args.steps, moving)
         results[name] = r
-        setter, rust_setter = ("set_velocities", "set_velocity") if moving else ("set_poses", "set_pose")
+        setter, rust_setter = ("set_velocities", "World::set_velocity per body") if moving else (
+            "set_poses", "World::set_poses (all bodies)")
         overhead = r["python"] / r["rust_loop"] - 1
         row(name, "fmbgrid rust", "World::step alone, in Rust", r["rust"], pairs=r["pairs"],
             ratio=r["rust"] / r["python"])
-        row(name, "fmbgrid rust", f"World::{rust_setter} per body + step, in Rust", r["rust_loop"], pairs=r["pairs"],
+        row(name, "fmbgrid rust", f"{rust_setter} + step, in Rust", r["rust_loop"], pairs=r["pairs"],
             ratio=r["rust_loop"] / r["python"])
         row(name, "fmbgrid python", f"{setter} (all bodies, arrays) + step + pairs read",
             r["python"], r["set"], r["collide"], r["read"], r["pairs"], 1.0)

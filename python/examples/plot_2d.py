@@ -56,3 +56,27 @@ ax.set_title(f"fmbgrid: {len(r.pairs)} contacts over one step (exact boxes of th
 out = sys.argv[1] if len(sys.argv) > 1 else "contacts_2d.png"
 fig.savefig(out, dpi=110, bbox_inches="tight")
 print(f"wrote {out}")
+
+# %% The engine's own debug lines (World.debug_draw): frames where they are
+# now (after the step), the boxes they sweep over the next step, and the
+# last step's contact boxes, coloured by what they belong to.
+from matplotlib.collections import LineCollection  # noqa: E402
+
+lines = w.debug_draw(0.1)
+colours = {"fixed frame": "#1d3557", "fixed frame in contact": "#e76f51", "moving frame": "#457b9d",
+           "moving frame in contact": "#f4a261", "swept box": "#cccccc", "intersection box": "#e63946",
+           "within tolerance": "#2a9d8f"}
+fig, ax = plt.subplots(figsize=(10, 4.5))
+for k, name in enumerate(fg.DEBUG_KINDS):
+    pick = lines.kinds == k
+    if pick.any():
+        segments = np.stack([lines.starts[pick], lines.ends[pick]], 1)
+        ax.add_collection(LineCollection(segments, colors=colours.get(name, "k"), linewidths=0.8, label=name))
+ax.set_xlim(0, 40)
+ax.set_ylim(-1.5, 16)
+ax.set_aspect("equal")
+ax.legend(loc="upper right", fontsize=7)
+ax.set_title("fmbgrid: World.debug_draw after the step")
+debug_out = out[:-4] + "_debug.png" if out.endswith(".png") else out + "_debug.png"
+fig.savefig(debug_out, dpi=110, bbox_inches="tight")
+print(f"wrote {debug_out}")

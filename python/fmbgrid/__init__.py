@@ -38,12 +38,17 @@ import numpy as np
 from . import _fmbgrid as _native
 from ._fmbgrid import MAX_COORDINATE, MAX_ROWS, SPIN_TOLERANCE, FmbgridError
 
+#: What a debug line (:meth:`World.debug_draw`) belongs to: ``kinds`` index
+#: this tuple (the Rust ``DebugKind::ALL`` labels, in that order).
+DEBUG_KINDS: tuple = tuple(_native.DEBUG_KINDS)
+
 __all__ = [
     "CUBOID",
     "TETRAHEDRON",
     "MAX_COORDINATE",
     "MAX_ROWS",
     "SPIN_TOLERANCE",
+    "DEBUG_KINDS",
     "FmbgridError",
     "Frames",
     "World",
@@ -51,6 +56,10 @@ __all__ = [
     "Proximities",
     "RayHits",
     "FrameRayHits",
+    "QueryHits",
+    "FrameQueryHits",
+    "RayHitsAll",
+    "DebugLines",
     "BodyInfo",
     "PlacedFrames",
     "Intersections",
@@ -152,6 +161,20 @@ def _rows(x: ArrayLike, name: str, single: bool, ndim: int) -> np.ndarray:
     if single and a.ndim == ndim - 1:
         return a[None]
     return a
+
+
+def _ray_batch(origins: ArrayLike, directions: ArrayLike, max_time: ArrayLike) -> tuple:
+    """Origins and directions as rows (one ray may be given as one row) and
+    one limit per ray (a scalar applies to every ray)."""
+    o = _f64(origins, "origins")
+    one = o.ndim == 1
+    if one:
+        o = o[None]
+    d = _rows(directions, "directions", one, 2)
+    t = _f64(max_time, "max_time")
+    if t.ndim == 0:
+        t = np.full(o.shape[0] if o.ndim else 0, t)
+    return o, d, t
 
 
 def _linear(rotations: ArrayLike) -> np.ndarray:
@@ -354,6 +377,46 @@ class RayHits(NamedTuple):
     normals: np.ndarray
 
 
+class QueryHits(NamedTuple):
+    """Frames found by a batch of queries (:meth:`World.query_aabbs`,
+    :meth:`World.query_points`): one row per (query, frame), by query, each
+    query's frames sorted by (slot index, generation, frame index)."""
+
+    query: np.ndarray  #: ``(K,)`` int64: the query's row in the input
+    bodies: np.ndarray  #: ``(K,)`` uint64 handles
+    frames: np.ndarray  #: ``(K,)`` uint32 frame indices in their bodies
+
+
+class FrameQueryHits(NamedTuple):
+    """Frames meeting each probe frame (:meth:`World.query_frames`)."""
+
+    query: np.ndarray  #: ``(K,)`` int64: the probe's index
+    bodies: np.ndarray  #: ``(K,)`` uint64 handles
+    frames: np.ndarray  #: ``(K,)`` uint32
+    boxes: np.ndarray  #: ``(K, 2, D)``: the exact box of the intersection
+    intervals: np.ndarray  #: ``(K, 2)``: contact interval (fractions of the probe's step)
+
+
+class RayHitsAll(NamedTuple):
+    """Every frame each ray meets (:meth:`World.cast_rays_all`), by ray, each
+    ray's hits by time."""
+
+    ray: np.ndarray  #: ``(K,)`` int64: the ray's row
+    bodies: np.ndarray  #: ``(K,)`` uint64
+    frames: np.ndarray  #: ``(K,)`` uint32
+    times: np.ndarray  #: ``(K,)``: ray parameter of the entry point
+    normals: np.ndarray  #: ``(K, D)``: outward normal of the face entered
+
+
+class DebugLines(NamedTuple):
+    """Segments to draw (:meth:`World.debug_draw`); ``DEBUG_KINDS[kinds[l]]``
+    names what segment ``l`` belongs to."""
+
+    starts: np.ndarray  #: ``(L, D)``
+    ends: np.ndarray  #: ``(L, D)``
+    kinds: np.ndarray  #: ``(L,)`` uint8
+
+
 class BodyInfo(NamedTuple):
     """Bodies' state (:meth:`World.bodies`)."""
 
@@ -505,7 +568,12 @@ class World:
     def set_poses(self, handles: ArrayLike, translations: ArrayLike, rotations: Optional[ArrayLike] = None) -> None:
         """Moves bodies to new poses, effective at the start of the next step:
         ``translations (K, D)`` and ``rotations (K, D, D)`` (each body keeps its
-        rotation when None)."""
+        rotation when None). One call of the Rust ``World::set_poses``: every
+        handle is checked and every frame placed before anything changes (a
+        refused call changes nothing); a body listed twice ends at its last
+        pose; a moving body whose pose and frames come out unchanged, bit for
+        bit, is left alone (so a loop that sets every pose each step, most
+        unchanged, keeps the step's memory of pairs found apart)."""
         h, one = _handles(handles)
         r = None if rotations is None else _linear(_rows(rotations, "rotations", one, 3))
         self._w.set_poses(h, _rows(translations, "translations", one, 2), r)
@@ -540,9 +608,10 @@ class World:
         """Runs ``steps`` steps in the engine alone (nothing is returned to
         Python but the time): the seconds of each, to measure the Python
         layer's overhead against. ``also="poses"`` sets every body's pose
-        (to the one it has) before each step, ``"velocities"`` every moving
-        body's velocity, in Rust, as a Python loop calling :meth:`set_poses`
-        or :meth:`set_velocities` with all bodies does."""
+        (to the one it has) before each step with one Rust
+        ``World::set_poses``, ``"velocities"`` every moving body's velocity
+        with ``World::set_velocity``, as a Python loop calling
+        :meth:`set_poses` or :meth:`set_velocities` with all bodies does."""
         return np.array(self._w.time_steps(float(dt), int(steps), also))
 
     def parked(self) -> np.ndarray:
@@ -557,15 +626,83 @@ class World:
     def cast_rays(self, origins: ArrayLike, directions: ArrayLike, max_time: ArrayLike = MAX_COORDINATE) -> RayHits:
         """The first frame each ray ``origins[k] + s * directions[k]``,
         ``0 <= s <= max_time``, meets (frames at rest where they are now)."""
-        o = _f64(origins, "origins")
-        one = o.ndim == 1
-        if one:
-            o = o[None]
-        d = _rows(directions, "directions", one, 2)
-        t = _f64(max_time, "max_time")
-        if t.ndim == 0:
-            t = np.full(o.shape[0] if o.ndim else 0, t)
-        return RayHits(*self._w.cast_rays(o, d, t))
+        return RayHits(*self._w.cast_rays(*_ray_batch(origins, directions, max_time)))
+
+    def cast_rays_all(
+        self, origins: ArrayLike, directions: ArrayLike, max_time: ArrayLike = MAX_COORDINATE
+    ) -> RayHitsAll:
+        """Every frame each ray ``origins[k] + s * directions[k]``,
+        ``0 <= s <= max_time``, meets (frames at rest where they are now),
+        with the entry time and normal: rows by ray, each ray's by time."""
+        return RayHitsAll(*self._w.cast_rays_all(*_ray_batch(origins, directions, max_time)))
+
+    def query_aabbs(self, mins: ArrayLike, maxs: ArrayLike) -> QueryHits:
+        """The frames whose boxes (at rest, where they are now) overlap each
+        box ``[mins[q], maxs[q]]`` (``(Q, D)`` each, or ``(D,)`` for one box;
+        closed test; a box with ``min > max`` on some axis finds nothing).
+        Uses the grid: about a microsecond a small box after a step."""
+        lo, hi = _f64(mins, "mins"), _f64(maxs, "maxs")
+        if lo.ndim == 1 and hi.ndim == 1:
+            lo, hi = lo[None], hi[None]
+        return QueryHits(*self._w.query_aabbs(lo, hi))
+
+    def query_points(self, points: ArrayLike) -> QueryHits:
+        """The frames (at rest, where they are now) that contain each point of
+        ``points (Q, D)`` (or ``(D,)``), boundary included."""
+        p = _f64(points, "points")
+        if p.ndim == 1:
+            p = p[None]
+        return QueryHits(*self._w.query_points(p))
+
+    def query_frames(self, frames: "Frames") -> FrameQueryHits:
+        """The frames of the world (at rest, where they are now) that each
+        probe of ``frames`` (moving by its velocity, or not) intersects, with
+        the exact box and interval of each intersection."""
+        if not isinstance(frames, Frames):
+            raise TypeError("frames must be an fmbgrid.Frames")
+        return FrameQueryHits(*self._w.query_frames(frames._f))
+
+    def contacts(self) -> StepResult:
+        """The last step's result again (with the boxes :meth:`exact_boxes`
+        refined since); empty before the first step."""
+        return StepResult(*self._w.last_step())
+
+    def exact_boxes(self, select: Optional[ArrayLike] = None) -> np.ndarray:
+        """For a world with ``detail="interval"`` or ``"candidates"``: the
+        exact boxes of the last step's contacts selected by ``select (M,)``
+        bools (all when None), computed now, as ``detail="exact_box"`` would
+        have reported them. Returns every contact's box, ``(M, 2, D)``, and
+        :meth:`contacts` reports them from then on.
+
+        Raises :class:`FmbgridError` when bodies were inserted, removed or
+        re-posed since the step."""
+        m = None
+        if select is not None:
+            m = np.asarray(select)
+            if m.dtype != np.bool_:
+                raise TypeError(f"select: expected bools, got dtype {m.dtype}")
+            _size_check(m, "select")
+        return self._w.exact_boxes(m)
+
+    def contact_geometry(self, rows: Optional[ArrayLike] = None) -> FirstContacts:
+        """When (fraction of the step), where and along which normal (from
+        the contact's first frame towards its second) the frames of the last
+        step's contacts at ``rows (K,)`` (all when None) first touched, and
+        the depth for frames overlapping from the step's start; ``hit``
+        False (NaN numbers) for a pair within round-off of touching.
+
+        Raises :class:`FmbgridError` when the world changed since the step,
+        or for a pair of which a body turned during the step."""
+        r = None if rows is None else _int(np.atleast_1d(rows), "rows", np.int64)
+        return FirstContacts(*self._w.contact_geometry(r))
+
+    def debug_draw(self, dt: float = 0.0, contacts: bool = True) -> DebugLines:
+        """The segments a debug view shows: every frame's edges where it is
+        now (tagged by motion, and whether a contact of the last step names
+        it), the box each moving frame sweeps over a step of ``dt``, and
+        (with ``contacts``) each contact's box of the last step. Plot them
+        with matplotlib's ``LineCollection`` (2D) or ``Line3DCollection``."""
+        return DebugLines(*self._w.debug_draw(float(dt), bool(contacts)))
 
     def snapshot(self) -> bytes:
         """The world as bytes; :meth:`restore` gives a world that steps bit
@@ -772,7 +909,27 @@ def mesh_frames(
     return MeshFrames(Frames._wrap(f), degenerate, invalid)
 
 
-def from_trimesh(mesh: Any, thickness: float = 0.0) -> MeshFrames:
-    """Frames of a ``trimesh.Trimesh`` (anything with ``vertices`` and ``faces``):
-    thin shells of ``thickness`` over its triangles."""
-    return mesh_frames(np.asarray(mesh.vertices), np.asarray(mesh.faces), None, thickness)
+def from_trimesh(mesh: Any, thickness: float = 0.0, solid: bool = False) -> MeshFrames:
+    """Frames of a ``trimesh.Trimesh`` (anything with ``vertices`` and ``faces``).
+
+    * ``solid=False``: thin shells of ``thickness`` over its triangles (the
+      surface; a body inside it touches nothing).
+    * ``solid=True``: the tetrahedra of its volume, from the ``tetgen``
+      package (``pip install tetgen``; a wheel for CPython on Linux, macOS
+      and Windows; TetGen itself is AGPL-licensed). The mesh must be a
+      closed surface.
+    """
+    vertices = np.asarray(mesh.vertices, dtype=np.float64)
+    faces = np.asarray(mesh.faces)
+    if not solid:
+        return mesh_frames(vertices, faces, None, thickness)
+    try:
+        import tetgen
+    except ImportError:
+        raise ImportError(
+            "from_trimesh(solid=True) tetrahedralises the mesh with the tetgen package: pip install tetgen"
+        ) from None
+    # (nodes, elements) first, whatever else the version returns after them.
+    out = tetgen.TetGen(vertices, faces.astype(np.int32)).tetrahedralize()
+    nodes, elements = np.asarray(out[0], dtype=np.float64), np.asarray(out[1])
+    return mesh_frames(nodes, None, elements[:, :4], 0.0)

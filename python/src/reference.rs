@@ -9,7 +9,10 @@
 
 use fmbgrid::query::{distance, first_contact, penetration, ray_cast};
 use fmbgrid::scene::SplitMix64;
-use fmbgrid::{Body, ContactEvent, Frame, FrameKind, Pose, World, WorldConfig, intersect, overlap_interval, overlaps};
+use fmbgrid::{
+    Aabb, Body, ContactDetail, ContactEvent, DebugKind, Frame, FrameKind, Pose, World, WorldConfig, intersect,
+    overlap_interval, overlaps,
+};
 use serde_json::{Value, json};
 
 fn vector<const D: usize>(rng: &mut SplitMix64, lo: f64, hi: f64) -> [f64; D] {
@@ -81,10 +84,15 @@ fn pair(w: &World<3>, ids: &[fmbgrid::BodyHandle], a: fmbgrid::BodyHandle, b: fm
 }
 
 /// A world of `n` random bodies (some of two frames, some fixed, some
-/// rotated), stepped `steps` times; bodies named by insertion order.
+/// rotated), stepped `steps` times; bodies named by insertion order. Its
+/// queries before the steps; after them, the last step's contact geometry
+/// and debug lines, then a step after re-posing some bodies with
+/// `World::set_poses`; and the first step of the same world with interval
+/// contacts, with exact boxes asked for every other contact.
 fn world(seed: u64, n: usize, steps: usize) -> Value {
     let mut rng = SplitMix64::new(seed);
     let mut w = World::<3>::new(WorldConfig::default());
+    let mut coarse = World::<3>::new(WorldConfig::default().with_contact_detail(ContactDetail::Interval));
     let mut bodies = Vec::new();
     let mut ids = Vec::new();
     let (mut frames, mut body_of) = (Vec::new(), Vec::new());
@@ -100,7 +108,9 @@ fn world(seed: u64, n: usize, steps: usize) -> Value {
         };
         let velocity = if moving { vector::<3>(&mut rng, -4.0, 4.0) } else { [0.0; 3] };
         let body = if moving { Body::moving(list.clone()).with_velocity(velocity) } else { Body::fixed(list.clone()) };
-        let h = w.insert(body.with_pose(pose).with_user_data(k as u64)).expect("insert");
+        let body = body.with_pose(pose).with_user_data(k as u64);
+        coarse.insert(body.clone()).expect("insert");
+        let h = w.insert(body).expect("insert");
         ids.push(h);
         for f in &list {
             frames.push(*f);
@@ -129,6 +139,59 @@ fn world(seed: u64, n: usize, steps: usize) -> Value {
             json!({"body": ids.iter().position(|&x| x == id.body), "frame": id.index, "time": h.time, "normal": h.normal.to_vec()})
         })}));
     }
+    let id = |f: fmbgrid::FrameId| json!([ids.iter().position(|&x| x == f.body), f.index]);
+    let rays_all: Vec<Value> = rays
+        .iter()
+        .map(|r| {
+            let o: [f64; 3] = serde_json::from_value(r["origin"].clone()).expect("origin");
+            let d: [f64; 3] = serde_json::from_value(r["direction"].clone()).expect("direction");
+            let hits = w.cast_ray_all(o, d, 20.0).expect("ray");
+            json!(
+                hits.iter()
+                    .map(|(f, h)| json!({"id": id(*f), "time": h.time, "normal": h.normal.to_vec()}))
+                    .collect::<Vec<_>>()
+            )
+        })
+        .collect();
+    let boxes: Vec<(Aabb<3>, Vec<Value>)> = (0..40)
+        .map(|_| {
+            let lo = vector::<3>(&mut rng, -1.0, 10.0);
+            let size = vector::<3>(&mut rng, -0.5, 2.5);
+            let aabb = Aabb { min: lo, max: std::array::from_fn(|k| lo[k] + size[k]) };
+            (aabb, w.query_aabb(&aabb).into_iter().map(id).collect())
+        })
+        .collect();
+    let points: Vec<([f64; 3], Vec<Value>)> = (0..60)
+        .map(|_| {
+            let p = vector::<3>(&mut rng, 0.0, 10.0);
+            (p, w.query_point(p).expect("point").into_iter().map(id).collect())
+        })
+        .collect();
+    let probes: Vec<Frame<3>> = (0..30).map(|i| frame(&mut rng, 10.0, i % 2 == 0)).collect();
+    let probe_hits: Vec<Value> = probes
+        .iter()
+        .map(|f| {
+            json!(w.query_frame(f).iter().map(|(x, h)| json!({"id": id(*x), "box": [h.aabb.min.to_vec(), h.aabb.max.to_vec()], "time": h.time.to_vec()})).collect::<Vec<_>>())
+        })
+        .collect();
+    let queries = json!({
+        "rays_all": rays_all,
+        "aabb_mins": boxes.iter().map(|b| b.0.min.to_vec()).collect::<Vec<_>>(),
+        "aabb_maxs": boxes.iter().map(|b| b.0.max.to_vec()).collect::<Vec<_>>(),
+        "aabb_hits": boxes.iter().map(|b| json!(b.1)).collect::<Vec<_>>(),
+        "points": points.iter().map(|p| p.0.to_vec()).collect::<Vec<_>>(),
+        "point_hits": points.iter().map(|p| json!(p.1)).collect::<Vec<_>>(),
+        "probes": frames_json(&probes),
+        "probe_hits": probe_hits,
+    });
+    let coarse_contacts = coarse.step(0.1).expect("step").to_vec();
+    let exact =
+        coarse.exact_boxes(|c| coarse_contacts.iter().position(|x| x == c).is_some_and(|i| i % 2 == 0)).expect("exact");
+    let coarse_json = json!({
+        "intervals": coarse_contacts.iter().map(|c| c.time.to_vec()).collect::<Vec<_>>(),
+        "boxes": coarse_contacts.iter().map(|c| json!([c.aabb.min.to_vec(), c.aabb.max.to_vec()])).collect::<Vec<_>>(),
+        "exact_boxes": exact.iter().map(|c| json!([c.aabb.min.to_vec(), c.aabb.max.to_vec()])).collect::<Vec<_>>(),
+    });
     let mut out_steps = Vec::new();
     for s in 0..steps {
         let dt = 0.1;
@@ -151,8 +214,41 @@ fn world(seed: u64, n: usize, steps: usize) -> Value {
             "events": events,
         }));
     }
+    let geometry: Vec<Option<Value>> = w
+        .contacts()
+        .iter()
+        .map(|c| {
+            w.contact_geometry(c).expect("geometry").map(
+                |g| json!({"time": g.time, "normal": g.normal.to_vec(), "point": g.point.to_vec(), "depth": g.depth}),
+            )
+        })
+        .collect();
+    let mut lines = Vec::new();
+    w.debug_draw(w.contacts(), 0.1, |l| {
+        let kind = DebugKind::ALL.iter().position(|&k| k == l.kind);
+        lines.push(json!([l.from.to_vec(), l.to.to_vec(), kind]));
+    })
+    .expect("debug_draw");
     let translations: Vec<Value> =
         ids.iter().map(|&h| json!(w.body(h).expect("live").pose().translation().to_vec())).collect();
+    // Every seventh body re-posed (fixed ones too), one of them twice.
+    let mut poses = Vec::new();
+    for k in (0..n).step_by(7).chain([7]) {
+        let t = vector::<3>(&mut rng, 0.0, 9.0);
+        let p = Pose::from_axis_angle(vector(&mut rng, -1.0, 1.0), rng.range(0.0, 3.0), t).expect("pose");
+        poses.push((k, p));
+    }
+    w.set_poses(&poses.iter().map(|&(k, p)| (ids[k], p)).collect::<Vec<_>>()).expect("set_poses");
+    let after = w.step(0.1).expect("step").to_vec();
+    let reposed = json!({
+        "bodies": poses.iter().map(|p| p.0).collect::<Vec<_>>(),
+        "translations": poses.iter().map(|p| p.1.translation().to_vec()).collect::<Vec<_>>(),
+        "rotation_columns": poses.iter().map(|p| p.1.linear().iter().map(|c| c.to_vec()).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "pairs": after.iter().map(|c| pair(&w, &ids, c.a.body, c.b.body)).collect::<Vec<_>>(),
+        "frames": after.iter().map(|c| json!([c.a.index, c.b.index])).collect::<Vec<_>>(),
+        "boxes": after.iter().map(|c| json!([c.aabb.min.to_vec(), c.aabb.max.to_vec()])).collect::<Vec<_>>(),
+        "intervals": after.iter().map(|c| c.time.to_vec()).collect::<Vec<_>>(),
+    });
     json!({
         "frames": frames_json(&frames),
         "bodies_of_frames": body_of,
@@ -161,6 +257,11 @@ fn world(seed: u64, n: usize, steps: usize) -> Value {
         "rays": rays,
         "steps": out_steps,
         "final_translations": translations,
+        "queries": queries,
+        "interval_step": coarse_json,
+        "contact_geometry": geometry,
+        "debug_lines": lines,
+        "reposed": reposed,
     })
 }
 

@@ -15,11 +15,11 @@
 use std::time::Instant;
 
 use fmbgrid::{
-    Body, BodyHandle, Contact, ContactDetail, ContactEvent, Frame, FrameId, Motion, Pose, Runaway, World as RWorld,
-    WorldConfig, WorldError, WorldSnapshot,
+    Aabb, Body, BodyHandle, ContactDetail, ContactEvent, DebugKind, Frame, FrameId, Motion, Pose, Runaway,
+    World as RWorld, WorldConfig, WorldError, WorldSnapshot,
 };
 use numpy::PyReadonlyArrayDyn;
-use numpy::ndarray::ArrayViewD;
+use numpy::ndarray::{ArrayView, ArrayViewD};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -47,8 +47,8 @@ pub(crate) struct Inner<const D: usize> {
     world: RWorld<D>,
     /// Per slot index: the live body's handle and generation.
     slots: Vec<Option<(BodyHandle, u32)>>,
-    /// The last step's contacts (`step_into`'s buffer).
-    contacts: Vec<Contact<D>>,
+    /// Buffer of `World::set_poses`' input, kept between calls.
+    poses: Vec<(BodyHandle, Pose<D>)>,
 }
 
 fn handle_error(k: usize, id: u64) -> PyErr {
@@ -65,7 +65,7 @@ fn oom(what: &str) -> PyErr {
 
 impl<const D: usize> Inner<D> {
     fn new(world: RWorld<D>) -> Self {
-        let mut inner = Inner { world, slots: Vec::new(), contacts: Vec::new() };
+        let mut inner = Inner { world, slots: Vec::new(), poses: Vec::new() };
         inner.rebuild_table();
         inner
     }
@@ -292,13 +292,11 @@ impl<const D: usize> Inner<D> {
         Ok(())
     }
 
-    /// Moves bodies to new poses, all or none. A moving body whose pose and
-    /// placed frames would come out the same, bit for bit, is left alone:
-    /// `World::set_pose` would only drop the step's memory of its pairs
-    /// found apart (a cache: no answer depends on it), which makes the next
-    /// step slower for a loop that sets every pose each step, most of them
-    /// unchanged. Fixed bodies are always re-posed (that rebuilds the
-    /// static grid, which may reorder the fixed frames).
+    /// Moves bodies to new poses, all or none, through `World::set_poses`
+    /// (which checks every handle and places every frame before anything
+    /// changes, and leaves alone a moving body whose pose and frames come
+    /// out unchanged, bit for bit). A pose equal to the body's own, bit for
+    /// bit, is taken as it is, without `Pose::new`'s checks.
     fn set_poses(&mut self, ids: &ArrayViewD<u64>, t: &ArrayViewD<f64>, l: Option<&ArrayViewD<f64>>) -> PyResult<()> {
         let hs = self.handles(ids)?;
         check_shape("translations", t, &[Some(hs.len()), Some(D)])?;
@@ -308,58 +306,62 @@ impl<const D: usize> Inner<D> {
         let t = &fixed::<Ix2>(t)?;
         let l = l.map(fixed::<Ix3>).transpose()?;
         let l = l.as_ref();
-        // Bodies listed twice are always re-posed, in order.
-        let mut seen = vec![0u8; self.slots.len()];
-        for h in &hs {
-            let s = &mut seen[h.index() as usize];
-            *s = s.saturating_add(1);
-        }
-        let mut poses = Vec::new();
-        poses.try_reserve_exact(hs.len()).map_err(|_| oom("the poses"))?;
+        let mut poses = std::mem::take(&mut self.poses);
+        poses.clear();
+        let result = self.poses_of(&hs, t, l, &mut poses).and_then(|()| match self.world.set_poses(&poses) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.pose_error(&poses, e)),
+        });
+        self.poses = poses;
+        result
+    }
+
+    /// The poses of `set_poses`, row by row, checked.
+    fn poses_of(
+        &self,
+        hs: &[BodyHandle],
+        t: &ArrayView<f64, Ix2>,
+        l: Option<&ArrayView<f64, Ix3>>,
+        poses: &mut Vec<(BodyHandle, Pose<D>)>,
+    ) -> PyResult<()> {
+        poses.try_reserve(hs.len()).map_err(|_| oom("the poses"))?;
         for (k, &h) in hs.iter().enumerate() {
-            let bad = |e: WorldError| value_error(format!("body {k}: {e}"));
-            let body = self.world.body(h).map_err(world_error)?;
+            let now = self.world.body(h).map_err(world_error)?.pose();
             let linear = match l {
                 Some(l) => matrix(l, k),
-                None => body.pose().linear(),
+                None => now.linear(),
             };
             let translation = row(t, k);
-            let now = body.pose();
-            // The body's own pose, bit for bit, needs no new check.
             let unchanged = same_bits(&translation, &now.translation())
                 && linear.iter().zip(&now.linear()).all(|(a, b)| same_bits(a, b));
-            let pose = if unchanged { now } else { Pose::new(linear, translation).map_err(bad)? };
-            // (A turning body's frames are turned by the step, not placed
-            // from its pose: always re-posed.)
-            let mut same = unchanged
-                && body.motion() == Motion::Moving
-                && body.angular_velocity() == [0.0; 3]
-                && seen[h.index() as usize] == 1;
-            for (j, f) in body.frames().iter().enumerate() {
-                let placed = pose.transform_frame(f).map_err(|e| match e {
-                    WorldError::Frame { source, .. } => {
-                        value_error(format!("body {k}: frame {j} of the body: {source}"))
-                    }
-                    e => bad(e),
-                })?;
-                if same {
-                    let now = self.world.frame(FrameId { body: h, index: j as u32 }).map_err(world_error)?;
-                    same = same_frame(&placed, &now);
-                }
-            }
-            poses.push((!same).then_some(pose));
-        }
-        for (&h, pose) in hs.iter().zip(poses) {
-            if let Some(pose) = pose {
-                self.world.set_pose(h, pose).map_err(world_error)?;
-            }
+            let pose = if unchanged {
+                now
+            } else {
+                Pose::new(linear, translation).map_err(|e| value_error(format!("body {k}: {e}")))?
+            };
+            poses.push((h, pose));
         }
         Ok(())
     }
 
-    /// The contacts of the step, as the six arrays' data.
+    /// The error of a refused `World::set_poses`, naming the row: the first
+    /// body a frame of which its pose makes invalid (the world's error
+    /// names the frame, not the body; found again on this cold path only).
+    fn pose_error(&self, poses: &[(BodyHandle, Pose<D>)], e: WorldError) -> PyErr {
+        for (k, (h, pose)) in poses.iter().enumerate() {
+            let Ok(body) = self.world.body(*h) else { return handle_error(k, self.id(*h)) };
+            for (j, f) in body.frames().iter().enumerate() {
+                if let Err(WorldError::Frame { source, .. }) = pose.transform_frame(f) {
+                    return value_error(format!("body {k}: frame {j} of the body: {source}"));
+                }
+            }
+        }
+        world_error(e)
+    }
+
+    /// The last step's contacts, as the four arrays' data.
     fn contact_data(&self) -> (usize, Vec<u64>, Vec<u32>, Vec<f64>, Vec<f64>) {
-        let c = &self.contacts;
+        let c = self.world.contacts();
         let mut bodies = Vec::with_capacity(2 * c.len());
         let mut frames = Vec::with_capacity(2 * c.len());
         let mut boxes = Vec::with_capacity(2 * D * c.len());
@@ -393,8 +395,57 @@ impl<const D: usize> Inner<D> {
         (self.pairs_of(started), self.pairs_of(ended))
     }
 
+    /// `(query (K,) int64, bodies (K,) uint64, frames (K,) uint32)` of hits
+    /// found by query `k`.
+    fn hits<'py>(&self, py: Python<'py>, found: &[(usize, FrameId)]) -> Arrays<'py> {
+        let n = found.len();
+        vec![
+            array(py, &[n], found.iter().map(|&(k, _)| k as i64).collect::<Vec<_>>()),
+            array(py, &[n], found.iter().map(|&(_, id)| self.id(id.body)).collect::<Vec<_>>()),
+            array(py, &[n], found.iter().map(|&(_, id)| id.index).collect::<Vec<_>>()),
+        ]
+    }
+
     fn live(&self) -> Vec<u64> {
         self.world.bodies().map(|(h, _)| self.id(h)).collect()
+    }
+
+    /// The last step's arrays: `(pairs (M, 2), frames (M, 2), boxes (M, 2,
+    /// D), intervals (M, 2), body_pairs (P, 2), started (S, 2), ended (E, 2))`.
+    fn step_arrays<'py>(&self, py: Python<'py>) -> Arrays<'py> {
+        let (m, bodies, frames, boxes, times) = self.contact_data();
+        let pairs = self.pairs_of(self.world.body_pairs().iter().copied());
+        let (started, ended) = self.events();
+        vec![
+            array(py, &[m, 2], bodies),
+            array(py, &[m, 2], frames),
+            array(py, &[m, 2, D], boxes),
+            array(py, &[m, 2], times),
+            array(py, &[pairs.len() / 2, 2], pairs),
+            array(py, &[started.len() / 2, 2], started),
+            array(py, &[ended.len() / 2, 2], ended),
+        ]
+    }
+
+    /// Rows `0..m` of the last step's contacts, or the rows listed in
+    /// `rows (K,)` (checked against `m`).
+    fn contact_rows(&self, rows: Option<&ArrayViewD<i64>>) -> PyResult<Vec<usize>> {
+        let m = self.world.contacts().len();
+        match rows {
+            None => Ok((0..m).collect()),
+            Some(r) => {
+                let k = check_shape("rows", r, &[None])?;
+                (0..k)
+                    .map(|i| match usize::try_from(r[[i]]) {
+                        Ok(x) if x < m => Ok(x),
+                        _ => Err(value_error(format!(
+                            "rows[{i}] = {}: the last step has {m} contacts (rows 0..{m})",
+                            r[[i]]
+                        ))),
+                    })
+                    .collect()
+            }
+        }
     }
 }
 
@@ -404,16 +455,6 @@ fn bits<const D: usize>(v: &[f64; D]) -> [u64; D] {
 
 fn same_bits<const D: usize>(a: &[f64; D], b: &[f64; D]) -> bool {
     bits(a) == bits(b)
-}
-
-/// The same frame, bit for bit (its other fields derive from these).
-fn same_frame<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
-    a.kind() == b.kind()
-        && bits(&a.origin()) == bits(&b.origin())
-        && bits(&a.velocity()) == bits(&b.velocity())
-        && a.components().iter().zip(&b.components()).all(|(x, y)| bits(x) == bits(y))
-        && bits(&a.aabb().min) == bits(&b.aabb().min)
-        && bits(&a.aabb().max) == bits(&b.aabb().max)
 }
 
 /// A vector a world accepts: finite, within ±1e15 (`World`'s own check).
@@ -734,32 +775,15 @@ impl World {
     /// ended (E, 2))`.
     fn step<'py>(&mut self, py: Python<'py>, dt: f64) -> PyResult<Arrays<'py>> {
         dispatch!(self, w, D => {
-            py.detach(|| {
-                let mut out = std::mem::take(&mut w.contacts);
-                let r = w.world.step_into(dt, &mut out);
-                w.contacts = out;
-                r
-            })
-            .map_err(world_error)?;
-            let (m, bodies, frames, boxes, times) = w.contact_data();
-            let pairs = w.pairs_of(w.world.body_pairs().iter().copied());
-            let (started, ended) = w.events();
-            Ok(vec![
-                array(py, &[m, 2], bodies),
-                array(py, &[m, 2], frames),
-                array(py, &[m, 2, D], boxes),
-                array(py, &[m, 2], times),
-                array(py, &[pairs.len() / 2, 2], pairs),
-                array(py, &[started.len() / 2, 2], started),
-                array(py, &[ended.len() / 2, 2], ended),
-            ])
+            py.detach(|| w.world.step(dt).map(|_| ())).map_err(world_error)?;
+            Ok(w.step_arrays(py))
         })
     }
 
     /// Runs `steps` steps of `dt` in Rust alone (nothing crosses to
     /// Python): the seconds each took, for measuring the Python layer.
     /// `also`: "" (the step alone), "poses" (before each step, every body
-    /// set to its pose with `World::set_pose`, as a Python loop calling
+    /// set to its pose with one `World::set_poses`, as a Python loop calling
     /// `set_poses` with all of them does) or "velocities" (every moving body
     /// given its velocity again with `World::set_velocity`).
     #[pyo3(signature = (dt, steps, also=""))]
@@ -771,14 +795,11 @@ impl World {
             let mut times = Vec::with_capacity(steps);
             let bodies: Vec<(BodyHandle, Pose<D>, [f64; D], Motion)> =
                 w.world.bodies().map(|(h, b)| (h, b.pose(), b.velocity(), b.motion())).collect();
+            let poses: Vec<(BodyHandle, Pose<D>)> = bodies.iter().map(|&(h, p, _, _)| (h, p)).collect();
             for _ in 0..steps {
                 let t = Instant::now();
                 match also {
-                    "poses" => {
-                        for &(h, pose, _, _) in &bodies {
-                            w.world.set_pose(h, pose).map_err(world_error)?;
-                        }
-                    }
+                    "poses" => w.world.set_poses(&poses).map_err(world_error)?,
                     "velocities" => {
                         for &(h, _, v, m) in &bodies {
                             if m == Motion::Moving {
@@ -839,9 +860,7 @@ impl World {
     ) -> PyResult<Arrays<'py>> {
         let (o, dir, t) = (origins.as_array(), directions.as_array(), max_times.as_array());
         dispatch!(self, w, D => {
-            let r = check_shape("origins", &o, &[None, Some(D)])?;
-            check_shape("directions", &dir, &[Some(r), Some(D)])?;
-            check_shape("max_times", &t, &[Some(r)])?;
+            let r = check_rays(&o, &dir, &t, D)?;
             let hits = py.detach(|| {
                 (0..r)
                     .map(|k| w.world.cast_ray(row(&o, k), row(&dir, k), t[[k]]).map_err(|e| value_error(format!("ray {k}: {e}"))))
@@ -877,6 +896,214 @@ impl World {
         })
     }
 
+    /// The last step's arrays again, as `step` returned them (with the
+    /// boxes `exact_boxes` refined since).
+    fn last_step<'py>(&mut self, py: Python<'py>) -> Arrays<'py> {
+        dispatch!(self, w, D => w.step_arrays(py))
+    }
+
+    /// `World::exact_boxes` for the last step's contacts whose row `select
+    /// (M,)` is true (all when None): the boxes of every contact, `(M, 2, D)`,
+    /// the selected ones exact.
+    #[pyo3(signature = (select=None))]
+    fn exact_boxes<'py>(
+        &mut self,
+        py: Python<'py>,
+        select: Option<PyReadonlyArrayDyn<'_, bool>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let select = select.as_ref().map(|a| a.as_array());
+        dispatch!(self, w, D => {
+            // The contacts selected, by their two frames (each pair once).
+            let chosen: Option<std::collections::HashSet<(FrameId, FrameId)>> = match &select {
+                None => None,
+                Some(s) => {
+                    let c = w.world.contacts();
+                    check_shape("select", s, &[Some(c.len())])?;
+                    Some(c.iter().enumerate().filter(|&(i, _)| s[[i]]).map(|(_, x)| (x.a, x.b)).collect())
+                }
+            };
+            let boxes = py.detach(|| {
+                let c = w.world.exact_boxes(|x| chosen.as_ref().is_none_or(|s| s.contains(&(x.a, x.b))))?;
+                Ok::<_, WorldError>(c.iter().flat_map(|x| x.aabb.min.into_iter().chain(x.aabb.max)).collect::<Vec<f64>>())
+            }).map_err(world_error)?;
+            Ok(array(py, &[boxes.len() / (2 * D), 2, D], boxes))
+        })
+    }
+
+    /// `World::contact_geometry` of the last step's contacts at `rows (K,)`
+    /// (all when None): `(hit (K,), time (K,), normal (K, D), point (K, D),
+    /// depth (K,))`, NaN where no answer (a pair within round-off of
+    /// touching).
+    #[pyo3(signature = (rows=None))]
+    fn contact_geometry<'py>(
+        &mut self,
+        py: Python<'py>,
+        rows: Option<PyReadonlyArrayDyn<'_, i64>>,
+    ) -> PyResult<Arrays<'py>> {
+        let rows = rows.as_ref().map(|a| a.as_array());
+        dispatch!(self, w, D => {
+            let picked = w.contact_rows(rows.as_ref())?;
+            let k = picked.len();
+            let (mut hit, mut time, mut normal, mut point, mut depth) =
+                (Vec::with_capacity(k), Vec::with_capacity(k), Vec::with_capacity(k * D), Vec::with_capacity(k * D), Vec::with_capacity(k));
+            py.detach(|| {
+                let c = w.world.contacts();
+                for (i, &r) in picked.iter().enumerate() {
+                    let g = w.world.contact_geometry(&c[r]).map_err(|e| value_error(format!("contact {r} (rows[{i}]): {e}")))?;
+                    hit.push(g.is_some());
+                    match g {
+                        Some(g) => {
+                            time.push(g.time);
+                            normal.extend(g.normal);
+                            point.extend(g.point);
+                            depth.push(g.depth);
+                        }
+                        None => {
+                            time.push(f64::NAN);
+                            normal.extend([f64::NAN; D]);
+                            point.extend([f64::NAN; D]);
+                            depth.push(f64::NAN);
+                        }
+                    }
+                }
+                Ok::<_, PyErr>(())
+            })?;
+            Ok(vec![
+                array(py, &[k], hit),
+                array(py, &[k], time),
+                array(py, &[k, D], normal),
+                array(py, &[k, D], point),
+                array(py, &[k], depth),
+            ])
+        })
+    }
+
+    /// `World::query_aabb` for each box `[mins[q], maxs[q]]`: `(query (K,),
+    /// bodies (K,), frames (K,))`, each query's frames sorted.
+    fn query_aabbs<'py>(
+        &mut self,
+        py: Python<'py>,
+        mins: PyReadonlyArrayDyn<'_, f64>,
+        maxs: PyReadonlyArrayDyn<'_, f64>,
+    ) -> PyResult<Arrays<'py>> {
+        let (lo, hi) = (mins.as_array(), maxs.as_array());
+        dispatch!(self, w, D => {
+            let q = check_shape("mins", &lo, &[None, Some(D)])?;
+            check_shape("maxs", &hi, &[Some(q), Some(D)])?;
+            let (lo, hi) = (fixed::<Ix2>(&lo)?, fixed::<Ix2>(&hi)?);
+            let found = py.detach(|| {
+                let mut out = Vec::new();
+                for k in 0..q {
+                    let aabb = Aabb { min: row(&lo, k), max: row(&hi, k) };
+                    check_vector("box corner", &aabb.min)
+                        .and_then(|()| check_vector("box corner", &aabb.max))
+                        .map_err(|e| value_error(format!("box {k}: {e}")))?;
+                    out.extend(w.world.query_aabb(&aabb).into_iter().map(|id| (k, id)));
+                }
+                Ok::<_, PyErr>(out)
+            })?;
+            Ok(w.hits(py, &found))
+        })
+    }
+
+    /// `World::query_point` for each of `points (Q, D)`: `(query (K,),
+    /// bodies (K,), frames (K,))`.
+    fn query_points<'py>(&mut self, py: Python<'py>, points: PyReadonlyArrayDyn<'_, f64>) -> PyResult<Arrays<'py>> {
+        let p = points.as_array();
+        dispatch!(self, w, D => {
+            let q = check_shape("points", &p, &[None, Some(D)])?;
+            let p = fixed::<Ix2>(&p)?;
+            let found = py.detach(|| {
+                let mut out = Vec::new();
+                for k in 0..q {
+                    let ids = w.world.query_point(row(&p, k)).map_err(|e| value_error(format!("point {k}: {e}")))?;
+                    out.extend(ids.into_iter().map(|id| (k, id)));
+                }
+                Ok::<_, PyErr>(out)
+            })?;
+            Ok(w.hits(py, &found))
+        })
+    }
+
+    /// `World::query_frame` for each of `frames`: `(query (K,), bodies (K,),
+    /// frames (K,), boxes (K, 2, D), intervals (K, 2))`.
+    fn query_frames<'py>(&mut self, py: Python<'py>, frames: &Frames) -> PyResult<Arrays<'py>> {
+        fn go<'py, const D: usize>(py: Python<'py>, w: &Inner<D>, probes: &[Frame<D>]) -> Arrays<'py> {
+            let found: Vec<_> = py.detach(|| {
+                probes
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(k, f)| w.world.query_frame(f).into_iter().map(move |h| (k, h)))
+                    .collect()
+            });
+            let ids: Vec<(usize, FrameId)> = found.iter().map(|&(k, (id, _))| (k, id)).collect();
+            let mut out = w.hits(py, &ids);
+            let n = found.len();
+            let boxes: Vec<f64> =
+                found.iter().flat_map(|(_, (_, h))| h.aabb.min.into_iter().chain(h.aabb.max)).collect();
+            let times: Vec<f64> = found.iter().flat_map(|(_, (_, h))| h.time).collect();
+            out.push(array(py, &[n, 2, D], boxes));
+            out.push(array(py, &[n, 2], times));
+            out
+        }
+        match (&mut self.inner, &frames.set) {
+            (Dim::Two(w), Set::Two(f)) => Ok(go(py, w, f)),
+            (Dim::Three(w), Set::Three(f)) => Ok(go(py, w, f)),
+            _ => Err(value_error(format!("the frames are {}D, the world is {}D", frames.dim(), self.dim()))),
+        }
+    }
+
+    /// Every frame each ray meets (`World::cast_ray_all`): `(ray (K,),
+    /// bodies (K,), frames (K,), times (K,), normals (K, D))`, each ray's
+    /// hits by time.
+    fn cast_rays_all<'py>(
+        &mut self,
+        py: Python<'py>,
+        origins: PyReadonlyArrayDyn<'_, f64>,
+        directions: PyReadonlyArrayDyn<'_, f64>,
+        max_times: PyReadonlyArrayDyn<'_, f64>,
+    ) -> PyResult<Arrays<'py>> {
+        let (o, dir, t) = (origins.as_array(), directions.as_array(), max_times.as_array());
+        dispatch!(self, w, D => {
+            let r = check_rays(&o, &dir, &t, D)?;
+            let found = py.detach(|| {
+                let mut out = Vec::new();
+                for k in 0..r {
+                    let hits = w.world.cast_ray_all(row(&o, k), row(&dir, k), t[[k]]).map_err(|e| value_error(format!("ray {k}: {e}")))?;
+                    out.extend(hits.into_iter().map(|h| (k, h)));
+                }
+                Ok::<_, PyErr>(out)
+            })?;
+            let ids: Vec<(usize, FrameId)> = found.iter().map(|&(k, (id, _))| (k, id)).collect();
+            let mut out = w.hits(py, &ids);
+            let n = found.len();
+            out.push(array(py, &[n], found.iter().map(|(_, (_, h))| h.time).collect::<Vec<f64>>()));
+            out.push(array(py, &[n, D], found.iter().flat_map(|(_, (_, h))| h.normal).collect::<Vec<f64>>()));
+            Ok(out)
+        })
+    }
+
+    /// `World::debug_draw` with the last step's contacts (none when
+    /// `contacts` is false) and the swept boxes of a step of `dt`:
+    /// `(starts (L, D), ends (L, D), kinds (L,) uint8)`, a kind being an
+    /// index into `DEBUG_KINDS`.
+    #[pyo3(signature = (dt, contacts=true))]
+    fn debug_draw<'py>(&mut self, py: Python<'py>, dt: f64, contacts: bool) -> PyResult<Arrays<'py>> {
+        dispatch!(self, w, D => {
+            let (mut from, mut to, mut kinds) = (Vec::new(), Vec::new(), Vec::new());
+            py.detach(|| {
+                let c: &[fmbgrid::Contact<D>] = if contacts { w.world.contacts() } else { &[] };
+                w.world.debug_draw(c, dt, |l| {
+                    from.extend(l.from);
+                    to.extend(l.to);
+                    kinds.push(DebugKind::ALL.iter().position(|&k| k == l.kind).unwrap_or(0) as u8);
+                })
+            }).map_err(world_error)?;
+            let n = kinds.len();
+            Ok(vec![array(py, &[n, D], from), array(py, &[n, D], to), array(py, &[n], kinds)])
+        })
+    }
+
     /// The world as bytes (JSON of the engine's `WorldSnapshot`): restoring
     /// it gives a world that steps bit for bit as this one would.
     fn snapshot<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
@@ -907,7 +1134,6 @@ impl World {
         dispatch!(self, w, D => {
             w.world.clear();
             w.slots.clear();
-            w.contacts.clear();
         })
     }
 }
@@ -927,4 +1153,13 @@ fn placed<const D: usize>(w: &Inner<D>) -> PyResult<(Vec<Frame<D>>, Vec<u64>, Ve
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<World>()?;
     Ok(())
+}
+
+/// The number of rays of a batch, after checking that `origins` and
+/// `directions` are `(R, dims)` and `max_times` is `(R,)`.
+fn check_rays(o: &ArrayViewD<f64>, dir: &ArrayViewD<f64>, t: &ArrayViewD<f64>, dims: usize) -> PyResult<usize> {
+    let r = check_shape("origins", o, &[None, Some(dims)])?;
+    check_shape("directions", dir, &[Some(r), Some(dims)])?;
+    check_shape("max_times", t, &[Some(r)])?;
+    Ok(r)
 }

@@ -232,3 +232,120 @@ def test_bad_files(tmp_path):
         fg.mesh_frames(np.eye(3), [[0, 1, 2]])
     with pytest.raises(ValueError, match="triangles must have shape"):
         fg.mesh_frames(np.eye(3), [[0, 1]], thickness=0.1)
+
+
+def test_set_poses_refused_frame_names_the_row(world):
+    w, h = world
+    t = w.bodies(h).translations
+    t[11] = [1e15, 0, 0]  # a valid pose that carries the body's frame out of range
+    unchanged(w, lambda: w.set_poses(h, t), match=r"body 11: frame 0 of the body: .*magnitude")
+    # Listed twice, the bad pose second: refused all the same.
+    twice = np.concatenate([h, h[:1]])
+    t2 = np.concatenate([w.bodies(h).translations, [[0, 0, -1e15]]])
+    unchanged(w, lambda: w.set_poses(twice, t2), match=r"body 30: frame 0 of the body")
+    unchanged(w, lambda: w.set_poses(h, t[:, :2]), match="translations must have shape")
+    unchanged(w, lambda: w.set_poses(h, t, np.zeros((len(h), 2, 2))), match="rotations must have shape")
+    unchanged(w, lambda: w.set_poses(h, t.astype(complex)), exc=TypeError)
+
+
+def test_set_user_data_refused(world):
+    w, h = world
+    unchanged(w, lambda: w.set_user_data(h, np.arange(len(h) - 1)), match="data must have shape")
+    unchanged(w, lambda: w.set_user_data(h, -np.ones(len(h), dtype=int)), match="out of range")
+    unchanged(w, lambda: w.set_user_data(h, np.full(len(h), 0.5)), exc=TypeError)
+    stale = h.copy()
+    stale[2] += 1 << 32
+    unchanged(w, lambda: w.set_user_data(stale, np.arange(len(h))), match=r"handles\[2\].*stale")
+
+
+def test_strided_world_input_equals_contiguous(world):
+    w, h = world
+    t = w.bodies(h).translations + 0.25
+    rot = np.broadcast_to(np.eye(3), (len(h), 3, 3))  # zero strides
+    wide = np.zeros((len(h), 6))
+    wide[:, ::2] = t  # non-contiguous
+    a = fg.World.restore(w.snapshot())
+    a.set_poses(h[::-1][::-1], wide[:, ::2], rot)
+    b = fg.World.restore(w.snapshot())
+    b.set_poses(np.ascontiguousarray(h), np.ascontiguousarray(t), np.ascontiguousarray(rot))
+    assert a.snapshot() == b.snapshot()
+    ra, rb = a.step(0.1), b.step(0.1)
+    assert all(np.array_equal(x, y) for x, y in zip(ra, rb))
+
+
+def test_queries_refuse_bad_input(world):
+    w, h = world
+    # Read-only: a refused query changes nothing either.
+    unchanged(w, lambda: w.query_aabbs([[0, 0, np.nan]], [[1, 1, 1]]), match="box 0: box corner")
+    unchanged(w, lambda: w.query_aabbs([[0, 0, 0]], [[np.inf, 1, 1]]), match="box 0")
+    unchanged(w, lambda: w.query_aabbs(np.zeros((3, 3)), np.ones((2, 3))), match="maxs must have shape")
+    unchanged(w, lambda: w.query_aabbs(np.zeros((3, 2)), np.ones((3, 2))), match="mins must have shape")
+    unchanged(w, lambda: w.query_aabbs([["a", "b", "c"]], [[1, 1, 1]]), exc=TypeError)
+    unchanged(w, lambda: w.query_points([[0, np.nan, 0]]), match="point 0")
+    unchanged(w, lambda: w.query_points(np.zeros((2, 2, 3))), match="points must have shape")
+    unchanged(w, lambda: w.query_frames(boxes(2, dim=2)), match="2D")
+    unchanged(w, lambda: w.query_frames(np.zeros((2, 3))), exc=TypeError)
+    unchanged(w, lambda: w.cast_rays_all([[0, 0, 0]], [[0, 0, 0]]), match="ray 0: the ray direction is zero")
+    unchanged(w, lambda: w.cast_rays_all([[0, 0, 0]], [[1, 0, 0]], -1.0), match="ray 0")
+    unchanged(w, lambda: w.cast_rays_all(np.zeros((2, 3)), np.ones((3, 3))), match="directions must have shape")
+    unchanged(w, lambda: w.debug_draw(float("nan")), match="time step")
+    unchanged(w, lambda: w.debug_draw(-1.0), match="time step")
+    huge = np.broadcast_to(np.zeros(3), (BIG, 3))
+    unchanged(w, lambda: w.query_points(huge), match="rows")
+    unchanged(w, lambda: w.query_aabbs(huge, huge), match="rows")
+    unchanged(w, lambda: w.cast_rays_all(huge, huge, 1.0), match="rows")
+    # A box with min > max finds nothing; an empty batch finds nothing.
+    assert len(w.query_aabbs([[5, 5, 5]], [[4, 6, 6]]).query) == 0
+    assert len(w.query_points(np.zeros((0, 3))).query) == 0
+
+
+def test_contact_queries_refuse_bad_input(world):
+    w, h = world
+    m = len(w.contacts().pairs)
+    assert m > 0
+    unchanged(w, lambda: w.contact_geometry([m]), match=rf"rows\[0\] = {m}")
+    unchanged(w, lambda: w.contact_geometry([-1]), match=r"rows\[0\] = -1")
+    unchanged(w, lambda: w.contact_geometry([0.5]), exc=TypeError)
+    unchanged(w, lambda: w.exact_boxes(np.ones(m + 1, dtype=bool)), match="select must have shape")
+    unchanged(w, lambda: w.exact_boxes(np.ones(m)), exc=TypeError)
+    # After a change of the world the last step's contacts are outdated.
+    w.set_poses(h[:1], w.bodies(h[:1]).translations + 1)
+    unchanged(w, lambda: w.contact_geometry(), match="outdated|changed")
+    d = fg.World(3, detail="interval")
+    d.insert(boxes(30, 4))
+    d.step(0.1)
+    d.insert(boxes(1, 5))
+    unchanged(d, lambda: d.exact_boxes(), match="outdated|changed")
+
+
+def test_contact_geometry_refuses_turning_pairs():
+    w = fg.World(2)
+    h = w.insert(fg.Frames.from_aabbs([[0, 0], [0.5, 0.5]], [[1, 1], [1.5, 1.5]]))
+    w.set_angular_velocities(h[1:], [1.0])
+    w.step(0.1)
+    assert len(w.contacts().pairs) == 1
+    unchanged(w, lambda: w.contact_geometry(), match=r"contact 0 \(rows\[0\]\): .*spins")
+
+
+def test_frame_constructors_and_ray_cast_refuse_bad_input():
+    with pytest.raises(ValueError, match="frame 1"):
+        fg.Frames.from_aabbs([[0, 0, 0], [0, 0, np.nan]], [[1, 1, 1], [1, 1, 1]])
+    with pytest.raises(ValueError, match="maxs must have shape|shape"):
+        fg.Frames.from_aabbs(np.zeros((2, 3)), np.ones((3, 3)))
+    with pytest.raises(ValueError):
+        fg.Frames.oriented_boxes([[0, 0, 0]], [[1, -1, 1]])
+    with pytest.raises(ValueError):
+        fg.Frames.oriented_boxes([[0, 0, 0]], [[1, 1, 1]], np.zeros((1, 3, 3)))
+    with pytest.raises(ValueError, match="vertices must have shape|shape"):
+        fg.Frames.simplices(np.zeros((2, 3, 3)))
+    with pytest.raises(ValueError, match="frame 0"):
+        fg.Frames.simplices(np.zeros((1, 4, 3)))
+    a = boxes(3)
+    with pytest.raises(ValueError, match="ray 1: .*non-finite"):
+        fg.ray_cast(a, [[0, 0, 0], [0, np.nan, 0], [0, 0, 0]], np.ones((3, 3)))
+    with pytest.raises(ValueError, match="ray 0"):
+        fg.ray_cast(a, np.zeros((3, 3)), np.ones((3, 3)), -1.0)
+    with pytest.raises(ValueError, match="shape"):
+        fg.ray_cast(a, np.zeros((2, 3)), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="out of range"):
+        a.take([3])

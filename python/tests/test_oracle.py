@@ -1,12 +1,14 @@
 """Pair sets on static scenes equal to independent oracles: an exact
-separating-axis test in numpy (always), coal and python-fcl (when
-installed; they test end poses, so the scene has zero velocities).
+separating-axis test in numpy (always), coal, python-fcl and pybullet
+(each when installed, else its test skips; they test end poses, so the
+scene has zero velocities).
 
 fmbgrid's pairs are those whose interiors meet; the oracles' verdicts on a
 pair whose boxes overlap by (or are apart by) less than their round-off may
 differ, so a disagreement is allowed only on a pair whose separating-axis
 margin is within 1e-6 of zero (coal and FCL decide box pairs with GJK/EPA
-and their tolerances); every other pair must agree.
+and their tolerances; pybullet with GJK/EPA and its margins); every other
+pair must agree.
 """
 
 import numpy as np
@@ -140,5 +142,45 @@ def test_pairs_equal_python_fcl(scene):
     for contact in data.result.contacts:
         i, j = index[id(contact.o1)], index[id(contact.o2)]
         theirs.add((min(i, j), max(i, j)))
+    assert len(theirs) > 0.3 * len(c)
+    compare(fmbgrid_pairs(c, h, r), theirs, margins, 1e-6)
+
+
+def pybullet_pairs(c, h, r):
+    """Pairs pybullet's collision detection finds penetrating (contact
+    distance < 0): boxes of mass 1 (pybullet reports no contact between
+    bodies of mass 0), no physics step."""
+    p = pytest.importorskip("pybullet", reason="pybullet is not installed (pip install pybullet: a wheel for CPython 3.11 on x86-64 Linux)")
+    client = p.connect(p.DIRECT)
+    try:
+        bodies = {}
+        for k in range(len(c)):
+            w = np.sqrt(max(0.0, 1 + np.trace(r[k]))) / 2  # rotation matrix -> quaternion (x, y, z, w)
+            if w > 1e-6:
+                x = (r[k][2, 1] - r[k][1, 2]) / (4 * w)
+                y = (r[k][0, 2] - r[k][2, 0]) / (4 * w)
+                z = (r[k][1, 0] - r[k][0, 1]) / (4 * w)
+            else:  # a half turn: from the axis
+                axis = np.linalg.eigh(r[k] + np.eye(3))[1][:, -1]
+                x, y, z = axis
+            shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=h[k].tolist(), physicsClientId=client)
+            b = p.createMultiBody(1.0, shape, -1, c[k].tolist(), [x, y, z, w], physicsClientId=client)
+            bodies[b] = k
+        p.performCollisionDetection(physicsClientId=client)
+        theirs = set()
+        for contact in p.getContactPoints(physicsClientId=client):
+            if contact[8] < 0:
+                i, j = bodies[contact[1]], bodies[contact[2]]
+                theirs.add((min(i, j), max(i, j)))
+        return theirs
+    finally:
+        p.disconnect(client)
+
+
+def test_pairs_equal_pybullet(scene):
+    """pybullet (Bullet's GJK/EPA with its collision margins): the same rule
+    as coal and FCL (on these scenes it agrees on every pair)."""
+    c, h, r, margins = scene
+    theirs = pybullet_pairs(c, h, r)
     assert len(theirs) > 0.3 * len(c)
     compare(fmbgrid_pairs(c, h, r), theirs, margins, 1e-6)

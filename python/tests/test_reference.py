@@ -97,8 +97,8 @@ def test_narrow_phase_pairs_argument(reference):
     same(swapped.intervals, want.intervals)
 
 
-def build_world(ref):
-    w = fg.World(3)
+def build_world(ref, detail="exact_box"):
+    w = fg.World(3, detail=detail)
     bodies = ref["bodies"]
     h = w.insert(
         frames(ref["frames"]),
@@ -173,3 +173,120 @@ def test_snapshot_steps_bit_for_bit(reference):
             assert x.dtype == y.dtype
             assert np.array_equal(x.view(np.uint64) if x.dtype == np.float64 else x,
                                   y.view(np.uint64) if y.dtype == np.float64 else y)
+
+
+def ids(index, bodies, frames):
+    """(body index, frame) rows of a query's answer, as the reference lists them."""
+    return [[index[int(b)], int(f)] for b, f in zip(bodies, frames)]
+
+
+def per_query(hits, count):
+    """Rows of a batch answer split by query (rows come by query)."""
+    assert np.all(np.diff(hits.query) >= 0)
+    bounds = np.searchsorted(hits.query, np.arange(count + 1))
+    return [slice(bounds[q], bounds[q + 1]) for q in range(count)]
+
+
+def test_world_batch_queries_bit_for_bit(reference):
+    ref = reference["world_3d"]
+    q = ref["queries"]
+    w, h = build_world(ref)
+    index = {int(x): k for k, x in enumerate(h)}
+
+    hits = w.query_aabbs(q["aabb_mins"], q["aabb_maxs"])
+    parts = per_query(hits, len(q["aabb_hits"]))
+    assert [ids(index, hits.bodies[s], hits.frames[s]) for s in parts] == q["aabb_hits"]
+    assert sum(map(len, q["aabb_hits"])) > 20
+
+    hits = w.query_points(q["points"])
+    parts = per_query(hits, len(q["point_hits"]))
+    assert [ids(index, hits.bodies[s], hits.frames[s]) for s in parts] == q["point_hits"]
+    assert sum(map(len, q["point_hits"])) > 5
+
+    hits = w.query_frames(frames(q["probes"]))
+    parts = per_query(hits, len(q["probe_hits"]))
+    want = q["probe_hits"]
+    assert [ids(index, hits.bodies[s], hits.frames[s]) for s in parts] == [[x["id"] for x in p] for p in want]
+    flat = [x for p in want for x in p]
+    assert len(flat) > 10
+    same(hits.boxes, np.array([x["box"] for x in flat]).reshape(len(flat), 2, 3))
+    same(hits.intervals, np.array([x["time"] for x in flat]).reshape(len(flat), 2))
+
+    rays = ref["rays"]
+    hits = w.cast_rays_all([x["origin"] for x in rays], [x["direction"] for x in rays], 20.0)
+    parts = per_query(fg.QueryHits(hits.ray, hits.bodies, hits.frames), len(rays))
+    want = q["rays_all"]
+    assert [ids(index, hits.bodies[s], hits.frames[s]) for s in parts] == [[x["id"] for x in r] for r in want]
+    flat = [x for r in want for x in r]
+    assert len(flat) > len([r for r in rays if r["hit"]])  # some rays meet several frames
+    same(hits.times, [x["time"] for x in flat])
+    same(hits.normals, np.array([x["normal"] for x in flat]).reshape(len(flat), 3))
+
+
+def run_steps(ref):
+    w, h = build_world(ref)
+    for s in ref["steps"]:
+        w.step(s["dt"])
+    return w, h
+
+
+def test_contact_geometry_and_debug_lines_bit_for_bit(reference):
+    ref = reference["world_3d"]
+    w, _ = run_steps(ref)
+    want = ref["contact_geometry"]
+    g = w.contact_geometry()
+    assert len(g.hit) == len(w.contacts().pairs) == len(want) > 5
+    assert g.hit.tolist() == [x is not None for x in want]
+    same(g.time, rows(want, "time", 1).ravel())
+    same(g.normal, rows(want, "normal", 3))
+    same(g.point, rows(want, "point", 3))
+    same(g.depth, rows(want, "depth", 1).ravel())
+    # Some rows only, in any order.
+    pick = np.array([len(want) - 1, 0, 2])
+    some = w.contact_geometry(pick)
+    same(some.normal, g.normal[pick])
+
+    lines = w.debug_draw(0.1)
+    want = ref["debug_lines"]
+    assert len(lines.kinds) == len(want) > 100
+    same(lines.starts, [x[0] for x in want])
+    same(lines.ends, [x[1] for x in want])
+    assert lines.kinds.tolist() == [x[2] for x in want]
+    assert {fg.DEBUG_KINDS[k] for k in lines.kinds} >= {"intersection box", "swept box"}
+    # Without the contacts: no intersection boxes, no frame "in contact".
+    quiet = w.debug_draw(0.1, contacts=False)
+    assert fg.DEBUG_KINDS.index("intersection box") not in quiet.kinds.tolist()
+
+
+def test_set_poses_then_step_bit_for_bit(reference):
+    ref = reference["world_3d"]
+    w, h = run_steps(ref)
+    index = {int(x): k for k, x in enumerate(h)}
+    r = ref["reposed"]
+    # Rotations as matrices acting on column vectors: the columns' transpose.
+    rot = np.array(r["rotation_columns"]).transpose(0, 2, 1)
+    w.set_poses(h[r["bodies"]], r["translations"], rot)
+    s = w.step(0.1)
+    m = len(r["pairs"])
+    assert m > 10
+    assert [[index[int(a)], index[int(b)]] for a, b in s.pairs] == r["pairs"]
+    assert s.frames.tolist() == r["frames"]
+    same(s.boxes, np.array(r["boxes"]).reshape(m, 2, 3))
+    same(s.intervals, np.array(r["intervals"]).reshape(m, 2))
+
+
+def test_exact_boxes_on_demand_bit_for_bit(reference):
+    ref = reference["world_3d"]
+    want = ref["interval_step"]
+    w, _ = build_world(ref, detail="interval")
+    s = w.step(0.1)
+    m = len(want["boxes"])
+    assert len(s.boxes) == m > 10
+    same(s.boxes, np.array(want["boxes"]).reshape(m, 2, 3))
+    same(s.intervals, np.array(want["intervals"]).reshape(m, 2))
+    boxes = w.exact_boxes(np.arange(m) % 2 == 0)
+    same(boxes, np.array(want["exact_boxes"]).reshape(m, 2, 3))
+    same(w.contacts().boxes, boxes)
+    # The rows asked for changed (exact boxes are smaller), the others not.
+    assert not np.array_equal(boxes[::2], s.boxes[::2])
+    same(boxes[1::2], s.boxes[1::2])

@@ -129,9 +129,13 @@ pub(crate) fn spread<const D: usize>(v: i32) -> u64 {
 /// finest level whose cells are at least its size, so with `w₀ = median`
 /// half the boxes land on level 1 (cells of twice the median) and crowd it.
 /// Measured on the uniform scene (100k oriented boxes, half extents
-/// 0.5–1.5, single thread, `examples/scene_bench.rs`): `w₀` = 1×, 2×, 3×
+/// 0.5–1.5, single thread, `benches/scene_bench.rs`): `w₀` = 1×, 2×, 3×
 /// the median gave about 260, 210 and 315 ms per step and 249, 200 and
-/// 178 bytes of broad phase per frame. The hierarchy takes care of the
+/// 178 bytes of broad phase per frame. Sizing it to the boxes swept by
+/// fast movers does not pay either: 1.5×, 2×, 2.5×, 3× the (at rest)
+/// median gave 199.5, 190.5, 191.1 and 193.1 M instructions a warm step on
+/// `uniform-fast` 20k with exact boxes (147.6, 139.4, 140.1 and 142.4 on
+/// `uniform`; callgrind, 2026-11-27). The hierarchy takes care of the
 /// large tail. Falls back to 1 for an empty or all-flat set.
 pub(crate) fn cell_size_for<const D: usize>(boxes: impl Iterator<Item = Aabb<D>>, scratch: &mut Vec<f64>) -> CellSize {
     scratch.clear();

@@ -144,7 +144,7 @@ pub fn take_box_pivots() -> usize {
 
 /// The box by the per-side simplex (`box_lp`) of a moving pair, where it
 /// is faster than the enumeration: pairs with a parallelepiped (measured in wall time
-/// with `examples/box_bench.rs`: 3D moving boxes 1.46× faster; static
+/// with `benches/box_bench.rs`: 3D moving boxes 1.46× faster; static
 /// pairs and pairs of simplices slower, 3D static boxes 1.9×, 3D moving
 /// tetrahedra 1.3×, though they execute fewer instructions: the simplex's
 /// divisions and branches cost more time than their count says). `None`:

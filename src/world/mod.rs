@@ -23,6 +23,7 @@ mod exact_boxes;
 mod narrow_phase;
 mod pose;
 mod proximity;
+mod radix_sort;
 mod ray_cast;
 mod runaway;
 mod snapshot;

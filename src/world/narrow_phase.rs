@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::apart::{ApartPairs, fixed_key, moving_key};
 use super::broad_phase::BroadPhase;
 use super::context::StepContext;
+use super::radix_sort::sort_keys;
 use super::spin::spinning_contact;
 use super::store::Meta;
 use super::{Slot, WorldConfig};
@@ -41,10 +42,15 @@ pub(super) struct NarrowPhase<const D: usize> {
     /// The last step's body pairs, sorted, each once; and the step's before.
     pub pairs: Vec<(BodyHandle, BodyHandle)>,
     previous: Vec<(BodyHandle, BodyHandle)>,
-    /// Scratch of the body pairs' sort; room for one key a contact.
+    /// Scratch of the body pairs' sort and its other buffer; room for one
+    /// key a contact.
     pair_keys: Vec<u64>,
+    key_scratch: Vec<u64>,
     /// Body pairs that started or ended touching at the last step, sorted.
     pub events: Vec<ContactEvent>,
+    /// Scratch of the events: the `Ended` ones, which sort after every
+    /// `Started` one.
+    ended: Vec<ContactEvent>,
     /// The broad phase's count of changes when the contacts were found:
     /// while it has not changed, they name the frames as stored.
     stepped_at: Option<u64>,
@@ -138,6 +144,7 @@ impl<const D: usize> NarrowPhase<D> {
         let bytes = total.saturating_mul(size_of::<Contact<D>>());
         let fits = fits && self.contacts.try_reserve(total.saturating_sub(self.contacts.len())).is_ok();
         let fits = fits && self.pair_keys.try_reserve(total.saturating_sub(self.pair_keys.len())).is_ok();
+        let fits = fits && self.key_scratch.try_reserve(total.saturating_sub(self.key_scratch.len())).is_ok();
         if !fits {
             for c in chunks.iter_mut() {
                 c.contacts = Vec::new();
@@ -166,18 +173,19 @@ impl<const D: usize> NarrowPhase<D> {
         #[cfg(feature = "parallel")]
         {
             self.pair_keys.par_extend(self.contacts.par_iter().with_min_len(CHUNK).map(key));
-            self.pair_keys.par_sort_unstable();
+            sort_keys(&mut self.pair_keys, &mut self.key_scratch);
             self.pair_keys.dedup();
             self.pairs.par_extend(self.pair_keys.par_iter().with_min_len(CHUNK).map(pair));
         }
         #[cfg(not(feature = "parallel"))]
         {
             self.pair_keys.extend(self.contacts.iter().map(key));
-            self.pair_keys.sort_unstable();
+            sort_keys(&mut self.pair_keys, &mut self.key_scratch);
             self.pair_keys.dedup();
             self.pairs.extend(self.pair_keys.iter().map(pair));
         }
         self.events.clear();
+        self.ended.clear();
         // Bodies removed since the previous step get no `Ended` event.
         let live = |h: BodyHandle| super::live(slots, h);
         let (mut i, mut j) = (0, 0);
@@ -198,14 +206,20 @@ impl<const D: usize> NarrowPhase<D> {
                 }
                 (_, Some(&(x, y))) => {
                     if live(x) && live(y) {
-                        self.events.push(ContactEvent::Ended(x, y));
+                        self.ended.push(ContactEvent::Ended(x, y));
                     }
                     j += 1;
                 }
                 (None, None) => break,
             }
         }
-        self.events.sort_unstable();
+        // Both lists are sorted (the merge walks sorted pairs), and every
+        // `Started` sorts before every `Ended`: appending sorts them, unless
+        // a restored snapshot's pairs came unsorted.
+        self.events.extend_from_slice(&self.ended);
+        if !self.events.is_sorted() {
+            self.events.sort_unstable();
+        }
     }
 }
 

@@ -1,5 +1,7 @@
-//! Poses: invertible affine maps placing a body's frames in the world.
+//! Poses: invertible affine maps placing a body's frames in the world, and
+//! [`World::set_poses`], which re-poses many bodies at once, all or nothing.
 
+use super::{BodyHandle, Motion, Slot, World, placed_frame};
 use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE, MIN_HADAMARD_RATIO};
 use crate::math::{add, invert_columns, norm};
@@ -232,5 +234,241 @@ impl Pose<3> {
             [t * x * z + s * y, t * y * z - s * x, t * z * z + c],
         ];
         Self::new(linear, translation)
+    }
+}
+
+impl<const D: usize> World<D> {
+    /// Moves many bodies to new poses at once, all or nothing: every handle
+    /// is checked and every frame placed at its new pose before anything
+    /// changes, so on an error the world is exactly as it was. Then the
+    /// bodies are re-posed in order (a body listed twice ends at its last
+    /// pose), as [`World::set_pose`] would one by one, effective at the start
+    /// of the next step.
+    ///
+    /// The frames are placed into a buffer the world keeps between calls:
+    /// once it has grown to the frames of the largest call, a loop driving
+    /// every body by its pose allocates nothing.
+    ///
+    /// A moving body that does not turn, whose pose and placed frames come
+    /// out the same as they are, bit for bit, is left alone: re-posing it
+    /// would change nothing but drop the step's memory of the pairs it was
+    /// found apart from (a cache: no answer depends on it), which makes
+    /// the next step slower for a loop that sets every pose each step, most
+    /// of them unchanged. Fixed bodies are always re-posed (which rebuilds
+    /// the static part of the broad phase at the next step).
+    ///
+    /// # Errors
+    /// The first in `poses`' order of: [`WorldError::StaleHandle`],
+    /// [`WorldError::Frame`] (a frame of that body becomes invalid at that
+    /// pose). Nothing changes then.
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame2, FrameId, Pose2, World2, WorldConfig, WorldError};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let square = || Body::moving(vec![Frame2::from_aabb([1.0; 2], [2.0; 2]).unwrap()]);
+    /// let (a, b) = (world.insert(square())?, world.insert(square())?);
+    /// world.set_poses(&[(a, Pose2::from_translation([5.0, 0.0])?), (b, Pose2::from_angle(0.5, [0.0, 5.0])?)])?;
+    /// assert_eq!(world.frame(FrameId { body: a, index: 0 })?.origin(), [6.0, 1.0]);
+    ///
+    /// // One bad entry (b's square carried past 1e15), and nothing moves.
+    /// let far = Pose2::from_translation([1e15, 0.0])?;
+    /// let err = world.set_poses(&[(a, Pose2::IDENTITY), (b, far)]).unwrap_err();
+    /// assert!(matches!(err, WorldError::Frame { index: 0, .. }));
+    /// assert_eq!(world.body(a)?.pose().translation(), [5.0, 0.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_poses(&mut self, poses: &[(BodyHandle, Pose<D>)]) -> Result<(), WorldError> {
+        let mut placed = std::mem::take(&mut self.placed);
+        let result = self.repose_all(poses, &mut placed);
+        self.placed = placed;
+        result
+    }
+
+    /// [`World::set_poses`] with the buffer of the placed frames.
+    fn repose_all(&mut self, poses: &[(BodyHandle, Pose<D>)], placed: &mut Vec<Frame<D>>) -> Result<(), WorldError> {
+        // 1. Check: every handle live, every frame valid at its pose.
+        placed.clear();
+        for (handle, pose) in poses {
+            for (index, f) in self.stored(*handle)?.body.frames.iter().enumerate() {
+                placed.push(placed_frame(pose, f, index)?);
+            }
+        }
+        // 2. Apply: nothing can fail from here on (the slots do not change).
+        let Self { slots, broad, .. } = self;
+        let mut next = 0;
+        for &(handle, pose) in poses {
+            let Some(Slot { stored: Some(stored), .. }) = slots.get_mut(handle.index as usize) else {
+                unreachable!("body {handle} was found live above");
+            };
+            let frames = &placed[next..next + stored.at.len()];
+            next += stored.at.len();
+            let motion = stored.body.motion;
+            let store = broad.store_mut(motion);
+            // Compared with the store as it is now (an earlier entry may
+            // have moved the same body).
+            let unchanged = motion == Motion::Moving
+                && stored.body.angular_velocity == [0.0; 3]
+                && same_pose(&stored.body.pose, &pose)
+                && stored.at.iter().zip(frames).all(|(&i, f)| same_frame(&store.frames[i as usize], f));
+            if unchanged {
+                continue;
+            }
+            stored.body.pose = pose;
+            for (&i, f) in stored.at.iter().zip(frames) {
+                store.frames[i as usize] = *f;
+            }
+            broad.reposed(motion, stored.at.first().copied());
+        }
+        self.debug_validate();
+        Ok(())
+    }
+}
+
+fn bits<const D: usize>(v: &[f64; D]) -> [u64; D] {
+    v.map(f64::to_bits)
+}
+
+/// The same pose, bit for bit.
+fn same_pose<const D: usize>(a: &Pose<D>, b: &Pose<D>) -> bool {
+    bits(&a.translation) == bits(&b.translation) && a.linear.iter().zip(&b.linear).all(|(x, y)| bits(x) == bits(y))
+}
+
+/// The same frame, bit for bit (its other fields derive from these).
+fn same_frame<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
+    let (ab, bb) = (a.aabb(), b.aabb());
+    a.kind() == b.kind()
+        && bits(&a.origin()) == bits(&b.origin())
+        && bits(&a.velocity()) == bits(&b.velocity())
+        && a.components().iter().zip(&b.components()).all(|(x, y)| bits(x) == bits(y))
+        && bits(&ab.min) == bits(&bb.min)
+        && bits(&ab.max) == bits(&bb.max)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Body, BodyHandle, Frame3, FrameId, Pose3, World3, WorldConfig, WorldError};
+
+    /// Twelve bodies in a row, overlapping their neighbours: one or two
+    /// boxes each, every fourth fixed, the others moving.
+    fn world() -> (World3, Vec<BodyHandle>) {
+        let mut w = World3::new(WorldConfig::default());
+        let mut handles = Vec::new();
+        for k in 0..12 {
+            let x = k as f64 * 0.7;
+            let mut frames = vec![Frame3::from_aabb([x, 0.0, 0.0], [x + 1.0, 1.0, 1.0]).unwrap()];
+            if k % 3 == 0 {
+                frames.push(Frame3::from_aabb([x, 1.0, 0.0], [x + 0.5, 2.0, 0.5]).unwrap());
+            }
+            let body = if k % 4 == 0 {
+                Body::fixed(frames)
+            } else {
+                Body::moving(frames).with_velocity([0.1 * k as f64, -0.2, 0.05])
+            };
+            handles.push(w.insert(body).unwrap());
+        }
+        (w, handles)
+    }
+
+    /// Every body's pose and placed frames, as text that tells every bit
+    /// apart (`{:?}` of an `f64` reads back to the same bits).
+    fn state(w: &World3) -> String {
+        let mut out = String::new();
+        for (h, b) in w.bodies() {
+            out += &format!("{h} {:?} {:?}\n", b.pose(), b.velocity());
+            for index in 0..b.frames().len() as u32 {
+                out += &format!("  {:?}\n", w.frame(FrameId { body: h, index }).unwrap());
+            }
+        }
+        out
+    }
+
+    /// Three steps' contacts, events and body pairs, as text.
+    fn steps(w: &mut World3) -> String {
+        (0..3)
+            .map(|_| {
+                let contacts = format!("{:?}", w.step(0.5).unwrap());
+                format!("{contacts} {:?} {:?}\n", w.events(), w.body_pairs())
+            })
+            .collect()
+    }
+
+    fn turned(k: usize) -> Pose3 {
+        Pose3::from_axis_angle([1.0, 2.0, k as f64], 0.1 * k as f64, [0.3 * k as f64, 1.0, -0.5]).unwrap()
+    }
+
+    #[test]
+    fn set_poses_equals_set_pose_body_by_body() {
+        let (mut a, h) = world();
+        a.step(0.5).unwrap();
+        let mut b = a.clone();
+        // Fixed and moving bodies, one listed twice (its last pose wins),
+        // one set to the pose it has.
+        let poses = vec![
+            (h[0], turned(0)),
+            (h[5], turned(5)),
+            (h[2], turned(2)),
+            (h[5], turned(7)),
+            (h[8], turned(8)),
+            (h[3], a.body(h[3]).unwrap().pose()),
+        ];
+        a.set_poses(&poses).unwrap();
+        for &(x, p) in &poses {
+            b.set_pose(x, p).unwrap();
+        }
+        assert_eq!(state(&a), state(&b));
+        assert_eq!(a.body(h[5]).unwrap().pose(), turned(7));
+        let contacts = steps(&mut a);
+        assert_eq!(contacts, steps(&mut b));
+        assert!(contacts.contains("Contact"), "the steps must collide: {contacts}");
+    }
+
+    #[test]
+    fn a_body_set_back_to_its_pose_within_one_call_ends_there() {
+        let (mut w, h) = world();
+        let now = w.body(h[1]).unwrap().pose();
+        let placed = w.frame(FrameId { body: h[1], index: 0 }).unwrap();
+        // The second entry equals the body as it was before the call, not
+        // as the first entry left it: it must be applied.
+        w.set_poses(&[(h[1], turned(4)), (h[1], now)]).unwrap();
+        assert_eq!(w.body(h[1]).unwrap().pose(), now);
+        assert_eq!(w.frame(FrameId { body: h[1], index: 0 }).unwrap(), placed);
+    }
+
+    #[test]
+    fn unchanged_poses_change_no_answer() {
+        let (mut a, h) = world();
+        a.step(0.5).unwrap();
+        let mut b = a.clone();
+        let same: Vec<_> = h.iter().map(|&x| (x, a.body(x).unwrap().pose())).collect();
+        a.set_poses(&same).unwrap();
+        assert_eq!(state(&a), state(&b));
+        assert_eq!(steps(&mut a), steps(&mut b));
+    }
+
+    #[test]
+    fn a_refused_call_changes_nothing() {
+        let (mut w, h) = world();
+        w.step(0.5).unwrap();
+        let stale = h[11];
+        w.remove(stale).unwrap();
+        let untouched = w.clone();
+        let before = state(&w);
+        let good: Vec<_> = (0..11).map(|k| (h[k], turned(k))).collect();
+        // A stale handle, last.
+        let mut poses = good.clone();
+        poses.push((stale, turned(1)));
+        assert_eq!(w.set_poses(&poses), Err(WorldError::StaleHandle(stale)));
+        assert_eq!(state(&w), before);
+        // Body 9 carried out of range, last.
+        let mut poses = good.clone();
+        poses.push((h[9], Pose3::from_translation([1e15, 0.0, 0.0]).unwrap()));
+        assert!(matches!(w.set_poses(&poses), Err(WorldError::Frame { index: 0, .. })));
+        assert_eq!(state(&w), before);
+        // The world steps as one never asked.
+        let mut untouched = untouched;
+        assert_eq!(steps(&mut w), steps(&mut untouched));
+        // And the same poses, valid, are taken.
+        w.set_poses(&good).unwrap();
+        assert_eq!(w.body(h[10]).unwrap().pose(), turned(10));
     }
 }

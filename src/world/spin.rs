@@ -94,8 +94,12 @@ impl<const D: usize> World<D> {
         let (was, now) = (stored.body.angular_velocity != [0.0; 3], omega != [0.0; 3]);
         stored.body.angular_velocity = omega;
         self.spinning = self.spinning + usize::from(now) - usize::from(was);
-        // The pairs remembered apart were certified for translation only.
-        self.broad.turns_changed();
+        // The pairs remembered apart were certified for translation only
+        // (a turning body's pairs are never remembered: only a start or a
+        // stop of its turn outdates them).
+        if was != now {
+            self.broad.turns_changed();
+        }
         self.debug_validate();
         Ok(())
     }

@@ -24,7 +24,7 @@
 //! yes/no (or a time of impact); fmbgrid also computes the exact box and
 //! interval of every intersection.
 //!
-//! Run: `cargo run --release --example mesh_bench -- [--scene dragons_pass|bunny_rain[,…]]
+//! Run: `cargo bench --bench mesh_bench -- [--scene dragons_pass|bunny_rain[,…]]
 //! [--steps K] [--start S] [--no-parry] [--threads T] [--scan] [--csv FILE]`.
 //! `--csv FILE` appends the medians to FILE as data
 //! (`benches/results/README.md`).
@@ -49,13 +49,15 @@ use parry3d_f64::math::{Pose, Vector};
 use parry3d_f64::query::{self, NonlinearRigidMotion};
 use parry3d_f64::shape::{Cuboid, Shape};
 
-#[path = "../benches/support/parry_world.rs"]
+#[path = "support/args.rs"]
+mod cli;
+#[path = "support/parry_world.rs"]
 mod parry_world;
-#[path = "../benches/support/peer.rs"]
+#[path = "support/peer.rs"]
 mod peer;
-#[path = "../benches/support/results.rs"]
+#[path = "support/results.rs"]
 mod results;
-#[path = "../benches/support/threads.rs"]
+#[path = "support/threads.rs"]
 mod threads;
 
 use parry_world::world3::{ParryWorld, cast_options};
@@ -191,7 +193,7 @@ struct Args {
 }
 
 fn parse_args() -> Args {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = cli::args();
     let value = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let number = |name: &str| {
         value(name).map(|v| v.parse::<usize>().unwrap_or_else(|_| panic!("{name}: not a whole number: {v}")))

@@ -10,8 +10,11 @@
 //! timing). Both engines must find the same pairs (compared by count and
 //! by the largest distance difference).
 //!
-//! Run: `cargo run --release --example tolerance_bench -- [--repeats R]`
-//! (default 7; the median of R timed queries per pose and δ, one thread).
+//! Run: `cargo bench --bench tolerance_bench -- [--repeats R] [--gaps LIST]
+//! [--deltas LIST] [--csv FILE]` (defaults: 7 repeats, the median of R
+//! timed queries per pose and δ, one thread; gaps `0.10,0.02,-0.05` and δ
+//! `0.001,0.01,0.05`, shares of the bunny's size; `--csv` appends one row
+//! per gap and δ to FILE, columns `TOLERANCE_HEADER`).
 
 use std::time::Instant;
 
@@ -22,8 +25,26 @@ use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use parry3d_f64::query;
 use parry3d_f64::shape::Shape;
 
-#[path = "../benches/support/peer.rs"]
+#[path = "support/args.rs"]
+mod cli;
+#[path = "support/peer.rs"]
 mod peer;
+#[path = "support/results.rs"]
+mod results;
+
+/// Columns of `tolerance_bench.csv` after `machine,commit,date`: one row per
+/// gap and δ (shares of the bunny's size), the pairs within δ, the median
+/// query times and whether parry found the same pairs.
+const TOLERANCE_HEADER: &str =
+    "bench,tetrahedra,gap,delta,pairs,fmbgrid_ms,parry_ms,ratio_to_parry,same_pairs,distance_sum_diff";
+
+/// A comma-separated list of numbers after `name`, or `default`.
+fn list(args: &[String], name: &str, default: &[f64]) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+    match cli::value(args, name) {
+        Some(v) => Ok(v.split(',').map(str::parse).collect::<Result<_, _>>()?),
+        None => Ok(default.to_vec()),
+    }
+}
 
 /// A median of the sorted copy.
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -66,11 +87,14 @@ impl Peer {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = cli::args();
     let repeats: usize = match args.iter().position(|a| a == "--repeats") {
         Some(i) => args.get(i + 1).ok_or("--repeats needs a count")?.parse()?,
         None => 7,
     };
+    let gaps = list(&args, "--gaps", &[0.10, 0.02, -0.05])?;
+    let deltas = list(&args, "--deltas", &[0.001, 0.01, 0.05])?;
+    let mut csv = Vec::new();
     let mesh = fmbgrid::mesh::load(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/meshes/bunny_47k.ele"))?;
     let (frames, _) = mesh.frames(0.0);
     let size = frames.iter().fold(fmbgrid::Aabb::EMPTY, |b, f| b.union(&f.aabb()));
@@ -101,7 +125,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "| gap (share of size) | δ (share of size) | pairs within δ | fmbgrid ms | parry ms | fmbgrid/parry | same pairs |"
     );
     println!("|---|---|---|---|---|---|---|");
-    for gap in [0.10, 0.02, -0.05] {
+    for &gap in &gaps {
         let mut world = pair(hi + gap * scale)?;
         let placed: Vec<(Frame3, u32)> = world
             .bodies()
@@ -114,7 +138,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect();
         let parry = Peer::new(&placed);
-        for share in [0.001, 0.01, 0.05] {
+        for &share in &deltas {
             let delta = share * scale;
             let ours = world.pairs_within(delta)?;
             let (count, sum) = (ours.len(), ours.iter().map(|p| p.distance).sum::<f64>());
@@ -130,6 +154,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 t_theirs.push(start.elapsed().as_secs_f64() * 1e3);
             }
             let (a, b) = (median(t_ours), median(t_theirs));
+            let same_pairs = if count == theirs { "yes" } else { "no" };
+            csv.push(format!(
+                "tolerance_bench,{},{gap:+.2},{share},{count},{a:.2},{b:.2},{:.3},{same_pairs},{:.1e}",
+                frames.len(),
+                a / b,
+                (sum - their_sum).abs()
+            ));
             let same = if count == theirs {
                 format!("yes (Σ distances differ by {:.1e})", (sum - their_sum).abs())
             } else {
@@ -138,5 +169,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("| {gap:+.2} | {share} | {count} | {a:.2} | {b:.2} | {:.3} | {same} |", a / b);
         }
     }
+    results::report_lines(cli::value(&args, "--csv").as_deref(), TOLERANCE_HEADER, &csv);
     Ok(())
 }

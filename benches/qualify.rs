@@ -4,7 +4,7 @@
 //! the paper's pair sets ("all": uniform ±100; "near": AABB-overlapping pairs
 //! only) and on oriented-box pairs.
 //!
-//! Run: `cargo run --release --example qualify [-- --pairs N --samples K
+//! Run: `cargo bench --bench qualify [-- --pairs N --samples K
 //! --only TEXT --csv FILE]` (defaults 20000 pairs, 7 samples; each figure is
 //! the median over samples, every sample timing all four methods back to
 //! back on the same pairs; `--only` keeps the rows whose label contains
@@ -15,11 +15,13 @@ use std::time::Instant;
 
 use fmbgrid::{Frame, FrameKind, intersect, overlaps, sat};
 
-#[path = "../benches/support/pairs.rs"]
+#[path = "support/args.rs"]
+mod cli;
+#[path = "support/pairs.rs"]
 mod pairs;
-#[path = "../benches/support/peer.rs"]
+#[path = "support/peer.rs"]
 mod peer;
-#[path = "../benches/support/results.rs"]
+#[path = "support/results.rs"]
 mod results;
 
 /// Columns of `qualify.csv` after `machine,commit,date`: one row per method
@@ -143,7 +145,7 @@ macro_rules! measure {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = cli::args();
     let arg = |name: &str, default: usize| {
         args.iter()
             .position(|a| a == name)

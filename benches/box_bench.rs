@@ -3,14 +3,17 @@
 //! `valgrind --tool=callgrind --toggle-collect='*box_bench*run_mode*'`,
 //! instructions per pair) or checked against the full vertex enumeration.
 //!
-//! `cargo run --release --example box_bench -- MODE CLASS N [SEED]`
+//! `cargo bench --bench box_bench -- MODE CLASS N [SEED] [--csv FILE]`
 //! * MODE: `interval` (`overlap_interval`), `intersect`, `enumerated`
 //!   (`intersect` with the box of the full enumeration), `none` (the loop
 //!   alone), `check` (new against enumerated, both orders bit for bit);
 //! * CLASS: `{2,3}{s,m}-{cc,tt,ct}` (oriented boxes / simplices of the
 //!   world's scenes, static or moving by velocity/60), `p{2,3}{s,m}` (the
 //!   paper's ±100 frames, AABB-overlapping pairs, mixed kinds), or `all`
-//!   (check mode only).
+//!   (check mode only);
+//! * `--csv FILE` appends one row per class to FILE (columns
+//!   `BOX_HEADER`): the wall time per pair of the timed modes (one pass,
+//!   the pairs' generation excluded), or the check's figures.
 
 use std::hint::black_box;
 
@@ -19,9 +22,17 @@ use fmbgrid::{Frame, FrameKind, intersect, overlap_interval};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+#[path = "support/args.rs"]
+mod cli;
+#[path = "support/results.rs"]
+mod results;
 // Only its random rotation: the same as the world scenes'.
-#[path = "../benches/support/scenes.rs"]
+#[path = "support/scenes.rs"]
 mod scenes;
+
+/// Columns of `box_bench.csv` after `machine,commit,date`: one row per mode
+/// and class; `ns_per_pair` for the timed modes, the last three for `check`.
+const BOX_HEADER: &str = "bench,mode,class,pairs,seed,ns_per_pair,fast_path_share,max_rel_diff,asymmetric";
 
 const SPEED: f64 = 3.0;
 const DT: f64 = 1.0 / 60.0;
@@ -175,23 +186,44 @@ const CLASSES: [&str; 16] = [
     "p3m", "p2s", "p2m",
 ];
 
+/// `run_mode` timed once over the pairs: (its result, ns per pair).
+fn timed<const D: usize>(mode: &str, ps: &[(Frame<D>, Frame<D>)]) -> (f64, f64) {
+    let start = std::time::Instant::now();
+    let acc = run_mode(mode, ps);
+    (acc, start.elapsed().as_nanos() as f64 / ps.len().max(1) as f64)
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = cli::args();
+    let csv_path = cli::value(&args, "--csv");
+    if let Some(i) = args.iter().position(|a| a == "--csv") {
+        args.drain(i..(i + 2).min(args.len()));
+    }
     let mode = args.first().map_or("check", String::as_str);
     let class = args.get(1).map_or("all", String::as_str);
     let n: usize = args.get(2).map_or(20_000, |s| s.parse().expect("N"));
     let seed: u64 = args.get(3).map_or(1, |s| s.parse().expect("SEED"));
     let classes: Vec<&str> = if class == "all" { CLASSES.to_vec() } else { vec![class] };
+    let mut csv = Vec::new();
     for class in classes {
-        let seed = seed.wrapping_mul(1000).wrapping_add(CLASSES.iter().position(|c| *c == class).unwrap_or(99) as u64);
-        let report = |(worst, asym, fast): (f64, usize, f64)| {
-            println!("{class}: {n} pairs, fast path {:.1}%, max rel diff {worst:.3e}, asymmetric {asym}", 100.0 * fast)
+        let class_seed =
+            seed.wrapping_mul(1000).wrapping_add(CLASSES.iter().position(|c| *c == class).unwrap_or(99) as u64);
+        let checked = match (mode, class_dim(class)) {
+            ("check", b'3') => Some(check(class, &pairs::<3>(class, n, class_seed))),
+            ("check", _) => Some(check(class, &pairs::<2>(class, n, class_seed))),
+            _ => None,
         };
-        match (mode, class_dim(class)) {
-            ("check", b'3') => report(check(class, &pairs::<3>(class, n, seed))),
-            ("check", _) => report(check(class, &pairs::<2>(class, n, seed))),
-            (_, b'3') => println!("{}", run_mode(mode, &pairs::<3>(class, n, seed))),
-            (_, _) => println!("{}", run_mode(mode, &pairs::<2>(class, n, seed))),
+        if let Some((worst, asym, fast)) = checked {
+            println!("{class}: {n} pairs, fast path {:.1}%, max rel diff {worst:.3e}, asymmetric {asym}", 100.0 * fast);
+            csv.push(format!("box_bench,check,{class},{n},{seed},,{fast:.4},{worst:.3e},{asym}"));
+            continue;
         }
+        let (acc, ns) = match class_dim(class) {
+            b'3' => timed(mode, &pairs::<3>(class, n, class_seed)),
+            _ => timed(mode, &pairs::<2>(class, n, class_seed)),
+        };
+        println!("{acc}");
+        csv.push(format!("box_bench,{mode},{class},{n},{seed},{ns:.1},,,"));
     }
+    results::report_lines(csv_path.as_deref(), BOX_HEADER, &csv);
 }

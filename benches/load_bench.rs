@@ -4,11 +4,23 @@
 //! times `fmbgrid::mesh::load` on each (median of 5 runs) and building its
 //! frames.
 //!
-//! `cargo run --release --example load_bench`
+//! `cargo bench --bench load_bench [-- --subdivisions S --runs R --csv FILE]`
+//! (defaults 330 subdivisions per octant edge, `8 S²` triangles, and 5
+//! runs; `--csv` appends one row per file to FILE, columns
+//! `LOAD_HEADER`).
 
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
+
+#[path = "support/args.rs"]
+mod cli;
+#[path = "support/results.rs"]
+mod results;
+
+/// Columns of `load_bench.csv` after `machine,commit,date`: one row per
+/// file format, the median load time and the time to build its frames.
+const LOAD_HEADER: &str = "bench,file,triangles,bytes,runs,load_ms,frames_ms";
 
 /// An octahedron subdivided `n` times per edge, projected on the unit
 /// sphere: `8 n²` triangles, vertices shared.
@@ -112,18 +124,24 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (v, t) = sphere(330);
+    let args = cli::args();
+    let number = |name: &str, default: usize| -> Result<usize, Box<dyn std::error::Error>> {
+        Ok(cli::value(&args, name).map(|v| v.parse()).transpose()?.unwrap_or(default))
+    };
+    let (subdivisions, runs) = (number("--subdivisions", 330)?.max(1), number("--runs", 5)?.max(1));
+    let (v, t) = sphere(subdivisions);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/load_bench");
     write_all(&dir, &v, &t)?;
     println!("{} vertices, {} triangles\n", v.len(), t.len());
-    println!("| file | bytes | load ms (median of 5) | frames ms |");
+    println!("| file | bytes | load ms (median of {runs}) | frames ms |");
     println!("|---|---|---|---|");
+    let mut csv = Vec::new();
     for name in ["sphere_bin.ply", "sphere_ascii.ply", "sphere.stl", "sphere.obj"] {
         let path = dir.join(name);
         let bytes = std::fs::metadata(&path)?.len();
         let mut times = Vec::new();
         let mut mesh = None;
-        for _ in 0..5 {
+        for _ in 0..runs {
             let start = Instant::now();
             mesh = Some(fmbgrid::mesh::load(&path)?);
             times.push(start.elapsed().as_secs_f64() * 1e3);
@@ -134,7 +152,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (frames, report) = mesh.frames(1e-3);
         let frames_ms = start.elapsed().as_secs_f64() * 1e3;
         assert_eq!(frames.len() + report.degenerate + report.invalid, t.len());
-        println!("| {name} | {bytes} | {:.1} | {frames_ms:.1} |", median(times));
+        let load_ms = median(times);
+        println!("| {name} | {bytes} | {load_ms:.1} | {frames_ms:.1} |");
+        csv.push(format!("load_bench,{name},{},{bytes},{runs},{load_ms:.1},{frames_ms:.1}", t.len()));
     }
+    results::report_lines(cli::value(&args, "--csv").as_deref(), LOAD_HEADER, &csv);
     Ok(())
 }

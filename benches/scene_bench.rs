@@ -26,7 +26,7 @@
 //! small moving tree is much faster than refitting the whole one. The
 //! summary names the faster variant for each scene.
 //!
-//! Run: `cargo run --release --example scene_bench -- [--scene NAME[,NAME…]]
+//! Run: `cargo bench --bench scene_bench -- [--scene NAME[,NAME…]]
 //! [--n N[,N…]] [--steps K] [--threads T] [--no-parry] [--parry rebuild|incremental|both]
 //! [--margin M] [--budget SECONDS] [--seed S] [--detail MODES]`.
 //! `--detail exact,interval,candidates` steps one fmbgrid world per
@@ -48,15 +48,17 @@ use std::time::Instant;
 
 use fmbgrid::{ContactDetail, Frame, WorldConfig};
 
-#[path = "../benches/support/parry_world.rs"]
+#[path = "support/args.rs"]
+mod cli;
+#[path = "support/parry_world.rs"]
 mod parry_world;
-#[path = "../benches/support/peer.rs"]
+#[path = "support/peer.rs"]
 mod peer;
-#[path = "../benches/support/results.rs"]
+#[path = "support/results.rs"]
 mod results;
-#[path = "../benches/support/scenes.rs"]
+#[path = "support/scenes.rs"]
 mod scenes;
-#[path = "../benches/support/threads.rs"]
+#[path = "support/threads.rs"]
 mod threads;
 
 use scenes::{SCENES, Scene};
@@ -297,7 +299,7 @@ fn detail_label(d: ContactDetail) -> &'static str {
 }
 
 fn parse_args() -> Args {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = cli::args();
     let value = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let number = |name: &str, default: f64| {
         value(name).map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{name}: not a number: {v}")))

@@ -7,12 +7,24 @@
 //! reaches), the ghost fraction, and the bytes a step sends (a one-frame
 //! body's ghost parcel: 55 words of 8 bytes in 3D).
 //!
-//! `cargo run --release --example scale_out -- [N]` (default 10,000,000).
+//! `cargo bench --bench scale_out -- [N] [--csv FILE]` (default
+//! 10,000,000; `--csv` appends one row per rank count to FILE, columns
+//! `SCALE_OUT_HEADER`).
 
 use fmbgrid::Aabb;
 use fmbgrid::distributed::Regions;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+#[path = "support/args.rs"]
+mod cli;
+#[path = "support/results.rs"]
+mod results;
+
+/// Columns of `scale_out.csv` after `machine,commit,date`: one row per rank
+/// count (computed from the split, no timing).
+const SCALE_OUT_HEADER: &str =
+    "bench,n,ranks,frames_per_rank,ghost_frames,ghost_fraction,most_received_share,ghost_mb_per_step,mb_per_rank";
 
 /// Words of a one-frame 3D body's parcel (see `distributed/parcel.rs`):
 /// 6 header words, velocity 3, angular velocity 3, pose 12, then per
@@ -20,7 +32,10 @@ use rand_chacha::ChaCha8Rng;
 const GHOST_BYTES: usize = 8 * (6 + 3 + 3 + 12 + 1 + 24 + 6);
 
 fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(10_000_000);
+    let args = cli::args();
+    let csv_path = cli::value(&args, "--csv");
+    let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(10_000_000);
+    let mut csv = Vec::new();
     let side = (88.0 * n as f64).cbrt();
     let dt = 1.0 / 60.0;
     let mut r = ChaCha8Rng::seed_from_u64(1);
@@ -59,12 +74,17 @@ fn main() {
         let ghosts: usize = received.iter().sum();
         let worst = (0..ranks).map(|k| received[k] as f64 / owned[k].max(1) as f64).fold(0.0, f64::max);
         let bytes = ghosts * GHOST_BYTES;
+        let (fraction, mb) = (ghosts as f64 / n as f64, bytes as f64 / 1e6);
         println!(
-            "| {ranks} | {} | {ghosts} | {:.4} | {worst:.4} | {:.1} MB | {:.2} MB |",
+            "| {ranks} | {} | {ghosts} | {fraction:.4} | {worst:.4} | {mb:.1} MB | {:.2} MB |",
             n / ranks,
-            ghosts as f64 / n as f64,
-            bytes as f64 / 1e6,
-            bytes as f64 / 1e6 / ranks as f64
+            mb / ranks as f64
         );
+        csv.push(format!(
+            "scale_out,{n},{ranks},{},{ghosts},{fraction:.4},{worst:.4},{mb:.1},{:.2}",
+            n / ranks,
+            mb / ranks as f64
+        ));
     }
+    results::report_lines(csv_path.as_deref(), SCALE_OUT_HEADER, &csv);
 }
