@@ -13,6 +13,7 @@ use crate::frame::Frame;
 use crate::world::{Body, BodyHandle, Motion, Pose, Runaway, World, WorldConfig};
 
 mod agree;
+mod alone;
 mod ghosts;
 mod wire;
 
@@ -71,6 +72,8 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     live: Vec<bool>,
     /// Owned bodies: global id to local handle.
     owned: HashMap<u64, BodyHandle>,
+    /// Frames of the owned bodies.
+    owned_frames: usize,
     /// By local body slot: the global id, and for a ghost the indices of
     /// its frames in the owner's body.
     ids: Vec<Option<(u64, Option<Vec<u32>>)>>,
@@ -97,6 +100,10 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     contacts: Vec<GlobalContact<D>>,
     /// The local world's contacts of the step (a reused buffer).
     local: Vec<crate::Contact<D>>,
+    /// Buffers of the contacts' sort: packed keys with positions, and
+    /// the sorted contacts.
+    order: Vec<(u128, u32)>,
+    spare: Vec<GlobalContact<D>>,
     /// The body pairs this rank keeps (sorted), and how many ranks found
     /// each in the last step.
     pairs: Vec<(GlobalHandle, GlobalHandle)>,
@@ -136,6 +143,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             imbalance: 0.25,
             live: Vec::new(),
             owned: HashMap::new(),
+            owned_frames: 0,
             ids: Vec::new(),
             held: HashMap::new(),
             sent: HashMap::new(),
@@ -147,6 +155,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             swept_at: Vec::new(),
             contacts: Vec::new(),
             local: Vec::new(),
+            order: Vec::new(),
+            spare: Vec::new(),
             pairs: Vec::new(),
             kept: HashMap::new(),
             found: Vec::new(),
@@ -242,20 +252,22 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 // that all give the same answer to the same bad body.
                 local = self.world.admit(&mut body.clone()).map(|_| ()).map_err(Into::into);
             } else {
+                let frames = body.frames.len();
                 match self.world.insert(body) {
-                    Ok(h) => kept = Some(h),
+                    Ok(h) => kept = Some((h, frames)),
                     Err(e) => local = Err(e.into()),
                 }
             }
         }
         if let Err(e) = self.agree(local) {
-            if let Some(h) = kept {
+            if let Some((h, _)) = kept {
                 sure(self.world.remove(h));
             }
             return Err(e);
         }
-        if let Some(h) = kept {
+        if let Some((h, frames)) = kept {
             self.owned.insert(id, h);
+            self.owned_frames += frames;
             set(&mut self.ids, h.index, Some((id, None)));
         }
         self.live.push(true);
@@ -310,20 +322,22 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             if owner != me {
                 local = self.world.admit(&mut body.clone()).map(|_| ()).map_err(Into::into);
             } else {
+                let frames = body.frames.len();
                 match self.world.insert(body) {
-                    Ok(h) => kept.push((id, h)),
+                    Ok(h) => kept.push((id, h, frames)),
                     Err(e) => local = Err(e.into()),
                 }
             }
         }
         if let Err(e) = self.agree(local) {
-            for (_, h) in kept {
+            for (_, h, _) in kept {
                 sure(self.world.remove(h));
             }
             return Err(e);
         }
-        for (id, h) in kept {
+        for (id, h, frames) in kept {
             self.owned.insert(id, h);
+            self.owned_frames += frames;
             set(&mut self.ids, h.index, Some((id, None)));
         }
         self.live.extend((0..count).map(|_| true));
@@ -355,7 +369,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.live[h.0 as usize] = false;
         if let Some(local) = self.owned.remove(&h.0) {
             set(&mut self.ids, local.index, None);
-            sure(self.world.remove(local));
+            self.owned_frames -= sure(self.world.remove(local)).frames.len();
             self.sent.remove(&h.0);
             self.changed.remove(&h.0);
         }
@@ -714,6 +728,10 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             return Err(WorldError::BadTimeStep { dt }.into());
         }
         self.stats = StepStats::default();
+        if self.comm.size() == 1 {
+            self.step_alone(dt)?;
+            return Ok(&self.contacts);
+        }
         // Each stage agrees on its errors before the next changes
         // anything: the runaways, then the migration (undone on an error),
         // then the ghosts (dropped everywhere on an error: they are copies).
@@ -863,13 +881,14 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         for (id, h) in arrived {
             self.drop_ghost(id);
             self.owned.insert(id, h);
+            self.owned_frames += sure(self.world.body(h)).frames.len();
             set(&mut self.ids, h.index, Some((id, None)));
             self.stats.migrated_in += 1;
         }
         for (id, h) in leaving {
             self.owned.remove(&id);
             set(&mut self.ids, h.index, None);
-            sure(self.world.remove(h));
+            self.owned_frames -= sure(self.world.remove(h)).frames.len();
             self.changed.remove(&id);
             // Its new owner sends ghosts of its own; these go.
             let holders = self.sent.remove(&id).unwrap_or_default();
@@ -978,8 +997,32 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             self.contacts.push(GlobalContact { a, b, aabb: c.aabb, time: c.time });
         }
         self.local = contacts;
-        self.contacts.sort_unstable_by_key(|c| (c.a, c.b));
+        self.sort_contacts();
         Ok(())
+    }
+
+    /// Sorts the step's contacts by pair: by packed keys (ids and frame
+    /// indices below 2³², as in any world that fits in memory), each
+    /// contact then moved once, at a fraction of the cost of sorting the
+    /// contacts themselves; else by the pairs. Buffers reused: nothing
+    /// allocated once warm.
+    pub(super) fn sort_contacts(&mut self) {
+        let key = |c: &GlobalContact<D>| (c.a, c.b);
+        if self.contacts.is_sorted_by_key(key) {
+            return;
+        }
+        let small = |f: &GlobalFrame| f.body.0 <= u64::from(u32::MAX);
+        if !self.contacts.iter().all(|c| small(&c.a) && small(&c.b)) || self.contacts.len() > u32::MAX as usize {
+            self.contacts.sort_unstable_by_key(key);
+            return;
+        }
+        let pack = |f: &GlobalFrame| u128::from(f.body.0 << 32 | u64::from(f.index));
+        self.order.clear();
+        self.order.extend(self.contacts.iter().enumerate().map(|(i, c)| (pack(&c.a) << 64 | pack(&c.b), i as u32)));
+        self.order.sort_unstable();
+        self.spare.clear();
+        self.spare.extend(self.order.iter().map(|&(_, i)| self.contacts[i as usize]));
+        std::mem::swap(&mut self.contacts, &mut self.spare);
     }
 
     fn swept_of(&self, body: u32, frame: u32) -> Option<&Aabb<D>> {
