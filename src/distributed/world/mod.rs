@@ -66,6 +66,9 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     world: World<D>,
     config: WorldConfig,
     regions: Option<Regions<D>>,
+    /// The ranks whose regions touch this one's (sorted; symmetric: from
+    /// the regions every rank holds alike), for the neighbour exchanges.
+    peers: Vec<usize>,
     /// How far the heaviest rank may exceed the mean before a new split.
     imbalance: f64,
     /// Live global ids (replicated: every rank tracks every body).
@@ -141,6 +144,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             world: World::new(config),
             config,
             regions: None,
+            peers: Vec::new(),
             imbalance: 0.25,
             live: Vec::new(),
             owned: HashMap::new(),
@@ -871,7 +875,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         let mut leaving: Vec<(u64, BodyHandle)> = Vec::new();
         let prepared = self.injected("migrate-send").and_then(|()| self.parcels(&regions, &mut out, &mut leaving));
         self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
-        let received = self.exchange_checked(out, prepared)?;
+        // Under a new split bodies may go anywhere; else mostly next door.
+        let received = match fresh {
+            Some(_) => self.exchange_checked(out, prepared)?,
+            None => self.exchange_near(out, prepared)?,
+        };
         let mut arrived: Vec<(u64, BodyHandle)> = Vec::new();
         let taken = self.injected("migrate-receive").and_then(|()| self.take(&received, &mut arrived));
         if let Err(e) = self.agree(taken) {
@@ -896,8 +904,13 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             let holders = self.sent.remove(&id).unwrap_or_default();
             self.orphans.extend(holders.into_iter().map(|(r, _)| (r, id)));
         }
-        if fresh.is_some() {
-            self.regions = fresh;
+        if let Some(regions) = fresh {
+            let me = self.comm.rank();
+            self.peers.clear();
+            if let Some(mine) = regions.region(me) {
+                self.peers.extend(regions.touching(mine).filter(|&r| r != me));
+            }
+            self.regions = Some(regions);
             self.stats.rebalanced = true;
             self.split_ratio = f64::INFINITY; // measured at the next step
         } else if self.split_ratio.is_infinite() {
