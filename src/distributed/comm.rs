@@ -72,6 +72,18 @@ pub trait Comm {
         self.exchange(vec![mine; self.size()])
     }
 
+    /// The sum of every rank's `mine` (saturating), on every rank
+    /// (`MpiComm` makes it one `MPI_Allreduce`).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{Comm, LocalComm};
+    /// let comm = LocalComm::group(1).pop().unwrap();
+    /// assert_eq!(comm.all_sum(5), 5);
+    /// ```
+    fn all_sum(&self, mine: u64) -> u64 {
+        self.all_gather(vec![mine]).iter().filter_map(|w| w.first().copied()).fold(0, u64::saturating_add)
+    }
+
     /// The largest of every rank's `mine`, on every rank (the agreement on
     /// an error flag; `MpiComm` makes it one `MPI_Allreduce`).
     ///
@@ -287,6 +299,14 @@ impl Comm for MpiComm {
             }
         });
         received
+    }
+
+    fn all_sum(&self, mine: u64) -> u64 {
+        use mpi::collective::SystemOperation;
+        use mpi::traits::CommunicatorCollectives;
+        let mut sum = 0u64;
+        self.world.all_reduce_into(&mine, &mut sum, SystemOperation::sum());
+        sum
     }
 
     fn exchange(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {

@@ -807,6 +807,15 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         let found = self.world.runaways(dt);
         let ids: Vec<u64> = found.iter().filter_map(|h| self.id_of(h.index)).collect();
         let local = self.injected("runaways").map(|()| ids);
+        // One reduction when no rank found any (the usual step); the
+        // gather (and the agreement on an error) only when some did.
+        let found = match &local {
+            Ok(ids) => u64::from(!ids.is_empty()),
+            Err(_) => 1,
+        };
+        if self.comm.all_max(found) == 0 {
+            return Ok(Vec::new());
+        }
         let mut all: Vec<u64> = self.gather_checked(local)?.concat();
         // The owner and the holders of a ghost may all find it.
         all.sort_unstable();
@@ -852,16 +861,14 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// have moved, and they leave a rank only once every rank has taken
     /// its arrivals.
     fn balance(&mut self) -> Result<(), DistributedError> {
-        let (mut frames, mut turning) = (0, 0);
-        for b in self.owned.values().filter_map(|&h| self.world.body(h).ok()) {
-            frames += b.frames.len();
-            turning += usize::from(b.motion == Motion::Moving && b.angular_velocity != [0.0; 3]);
-        }
-        let all = self.comm.all_gather(vec![frames as u64, turning as u64]);
-        let loads: Vec<u64> = all.iter().map(|w| w.first().copied().unwrap_or(0)).collect();
-        self.turning = all.iter().any(|w| w.get(1).is_some_and(|&n| n > 0));
-        let mean = loads.iter().sum::<u64>() as f64 / loads.len() as f64;
-        let heaviest = loads.iter().copied().max().unwrap_or(0) as f64;
+        let turns = |b: &Body<D>| b.motion == Motion::Moving && b.angular_velocity != [0.0; 3];
+        let turning = self.owned.values().filter_map(|&h| self.world.body(h).ok()).any(turns);
+        // Reductions, not a gather: O(log ranks) under MPI.
+        let frames = self.owned_frames as u64;
+        let (heaviest, total) = (self.comm.all_max(frames), self.comm.all_sum(frames));
+        self.turning = self.comm.all_max(u64::from(turning)) > 0;
+        let mean = total as f64 / self.comm.size() as f64;
+        let heaviest = heaviest as f64;
         // Past the threshold, and past what the last split achieved (a
         // split cannot cut one heavy body, or bodies at one point).
         let ratio = heaviest / mean.max(1.0);
