@@ -13,8 +13,9 @@
 //! the distributed world costs over a plain `World` on the same scene, in
 //! one process. Both are built from the scene; then each step is run on
 //! the plain world and on the distributed one (`RANKS` thread ranks,
-//! default 1), side by side, and the median ms per step of each and their
-//! ratio printed (the first step, which splits space, left out). `world`
+//! default 1), side by side (which goes first alternating), and the
+//! median ms per step of each and their ratio printed (the first step,
+//! which splits space, left out). `world`
 //! or `dist` steps only one of them (for instruction counts under
 //! callgrind: the warm step is the difference of two step counts). Run
 //! with `RAYON_NUM_THREADS=1` for one thread a rank.
@@ -120,19 +121,24 @@ fn step_mode() {
     drop(bodies);
     let (mut t_world, mut t_dist) = (Vec::new(), Vec::new());
     let (mut n_world, mut n_dist) = (0, 0);
-    for _ in 0..steps {
-        if run_world {
-            let start = Instant::now();
-            n_world = plain.step(dt).expect("the plain step").len();
-            t_world.push(start.elapsed().as_secs_f64() * 1e3);
-        }
-        if run_dist {
-            let start = Instant::now();
-            n_dist = std::thread::scope(|s| {
-                let handles: Vec<_> = worlds.iter_mut().map(|w| s.spawn(move || w.step(dt).map(|c| c.len()))).collect();
-                handles.into_iter().map(|h| h.join().expect("a rank").expect("the distributed step")).sum::<usize>()
-            });
-            t_dist.push(start.elapsed().as_secs_f64() * 1e3);
+    for step in 0..steps {
+        // Which goes first alternates, so that a drift in the machine's
+        // load does not favour one.
+        for turn in [step % 2, 1 - step % 2] {
+            if turn == 0 && run_world {
+                let start = Instant::now();
+                n_world = plain.step(dt).expect("the plain step").len();
+                t_world.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+            if turn == 1 && run_dist {
+                let start = Instant::now();
+                n_dist = std::thread::scope(|s| {
+                    let handles: Vec<_> =
+                        worlds.iter_mut().map(|w| s.spawn(move || w.step(dt).map(|c| c.len()))).collect();
+                    handles.into_iter().map(|h| h.join().expect("a rank").expect("the distributed step")).sum()
+                });
+                t_dist.push(start.elapsed().as_secs_f64() * 1e3);
+            }
         }
     }
     let median = |t: &[f64]| {
