@@ -250,6 +250,24 @@ fn uniform_scenes_equal_one_world_3d() {
     check::<3>(&scene(1, 300, 30.0, &[1.0], 0.0, 8), WorldConfig::default());
 }
 
+/// Bodies removed and others inserted after them (on one rank the new
+/// bodies take the freed slots of the local world, so their ids are no
+/// longer their slots), with steps between: one `World`'s answers.
+#[test]
+fn bodies_inserted_after_removals_equal_one_world() {
+    let mut ops = scene::<3>(5, 200, 25.0, &[1.0], 0.2, 3);
+    let mut r = ChaCha8Rng::seed_from_u64(55);
+    for i in [3, 17, 60, 61, 150] {
+        ops.push(Op::Remove(i));
+    }
+    ops.push(Op::Step(0.25));
+    for _ in 0..8 {
+        ops.push(Op::Insert(random_body::<3>(&mut r, 25.0, 1.0, false)));
+    }
+    ops.extend((0..3).map(|_| Op::Step(0.25)));
+    check::<3>(&ops, WorldConfig::default());
+}
+
 #[test]
 fn uniform_scenes_equal_one_world_2d() {
     check::<2>(&scene(2, 300, 40.0, &[1.0], 0.0, 8), WorldConfig::default());

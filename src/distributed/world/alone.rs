@@ -50,7 +50,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.contacts.reserve(contacts.len());
         for c in &contacts {
             let (Some(a), Some(b)) =
-                (self.global(c.a.body.index(), c.a.index), self.global(c.b.body.index(), c.b.index))
+                (self.global_named(c.a.body.index(), c.a.index), self.global_named(c.b.body.index(), c.b.index))
             else {
                 continue;
             };
@@ -82,7 +82,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     fn pairs_alone(&mut self) {
         let (mut pairs, mut events) = (std::mem::take(&mut self.pairs), std::mem::take(&mut self.events));
         let ids = |&(x, y): &(BodyHandle, BodyHandle)| {
-            let (a, b) = (self.id_of(x.index)?, self.id_of(y.index)?);
+            let (a, b) = (self.id_named(x.index)?, self.id_named(y.index)?);
             Some(if a < b { (GlobalHandle(a), GlobalHandle(b)) } else { (GlobalHandle(b), GlobalHandle(a)) })
         };
         pairs.clear();

@@ -80,6 +80,11 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     /// By local body slot: the global id, and for a ghost the indices of
     /// its frames in the owner's body.
     ids: Vec<Option<(u64, Option<Vec<u32>>)>>,
+    /// Entries of `ids` that are not "the owned body of id = its slot"
+    /// (a ghost, or a body whose id is not its slot): while there are
+    /// none (one rank, bodies inserted in order, none removed), a local
+    /// frame's global name needs no look-up.
+    renamed: usize,
     /// Ghosts held here, by global id: the local body and the indices of
     /// its frames in the owner's body. They stay from step to step, moved
     /// by the local world as the owner's world moves the body.
@@ -150,6 +155,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             owned: HashMap::new(),
             owned_frames: 0,
             ids: Vec::new(),
+            renamed: 0,
             held: HashMap::new(),
             sent: HashMap::new(),
             changed: HashMap::new(),
@@ -274,7 +280,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         if let Some((h, frames)) = kept {
             self.owned.insert(id, h);
             self.owned_frames += frames;
-            set(&mut self.ids, h.index, Some((id, None)));
+            self.name_slot(h.index, Some((id, None)));
         }
         self.live.push(true);
         Ok(GlobalHandle(id))
@@ -344,7 +350,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         for (id, h, frames) in kept {
             self.owned.insert(id, h);
             self.owned_frames += frames;
-            set(&mut self.ids, h.index, Some((id, None)));
+            self.name_slot(h.index, Some((id, None)));
         }
         self.live.extend((0..count).map(|_| true));
         Ok((first..first + count).map(GlobalHandle).collect())
@@ -374,7 +380,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.agree(local)?;
         self.live[h.0 as usize] = false;
         if let Some(local) = self.owned.remove(&h.0) {
-            set(&mut self.ids, local.index, None);
+            self.name_slot(local.index, None);
             self.owned_frames -= sure(self.world.remove(local)).frames.len();
             self.sent.remove(&h.0);
             self.changed.remove(&h.0);
@@ -899,12 +905,12 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             self.drop_ghost(id);
             self.owned.insert(id, h);
             self.owned_frames += sure(self.world.body(h)).frames.len();
-            set(&mut self.ids, h.index, Some((id, None)));
+            self.name_slot(h.index, Some((id, None)));
             self.stats.migrated_in += 1;
         }
         for (id, h) in leaving {
             self.owned.remove(&id);
-            set(&mut self.ids, h.index, None);
+            self.name_slot(h.index, None);
             self.owned_frames -= sure(self.world.remove(h)).frames.len();
             self.changed.remove(&id);
             // Its new owner sends ghosts of its own; these go.
@@ -1053,6 +1059,35 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     fn swept_of(&self, body: u32, frame: u32) -> Option<&Aabb<D>> {
         let at = *self.swept_at.get(body as usize)?;
         self.swept.get(at as usize + frame as usize)
+    }
+
+    /// Sets the global name of local body slot `index` (see `renamed`).
+    pub(super) fn name_slot(&mut self, index: u32, entry: Option<(u64, Option<Vec<u32>>)>) {
+        let renamed = |e: &Option<(u64, Option<Vec<u32>>)>| match e {
+            Some((id, ghost)) => *id != u64::from(index) || ghost.is_some(),
+            None => false,
+        };
+        let was = self.ids.get(index as usize).is_some_and(renamed);
+        self.renamed = self.renamed + usize::from(renamed(&entry)) - usize::from(was);
+        set(&mut self.ids, index, entry);
+    }
+
+    /// As `global`, without a look-up while no slot is renamed.
+    #[inline]
+    pub(super) fn global_named(&self, index: u32, frame: u32) -> Option<GlobalFrame> {
+        if self.renamed == 0 {
+            return Some(GlobalFrame { body: GlobalHandle(u64::from(index)), index: frame });
+        }
+        self.global(index, frame)
+    }
+
+    /// As `id_of`, without a look-up while no slot is renamed.
+    #[inline]
+    pub(super) fn id_named(&self, index: u32) -> Option<u64> {
+        if self.renamed == 0 {
+            return Some(u64::from(index));
+        }
+        self.id_of(index)
     }
 
     fn id_of(&self, index: u32) -> Option<u64> {
