@@ -10,6 +10,17 @@
 //! `cargo bench --bench scale_out -- [N] [--csv FILE]` (default
 //! 10,000,000; `--csv` appends one row per rank count to FILE, columns
 //! `SCALE_OUT_HEADER`).
+//!
+//! `cargo bench --bench scale_out -- step SCENE.toml [STEPS] [RANKS]
+//! [world|dist|both]`: what the distributed world costs over a plain
+//! `World` on the same scene, in one process. Both are built from the
+//! scene; then each step is run on the plain world and on the distributed
+//! one (`RANKS` thread ranks, default 1), side by side (which goes first
+//! alternating), and the median ms per step of each and their ratio
+//! printed (the first step, which splits space, left out). `world` or
+//! `dist` steps only one of them (for instruction counts under callgrind:
+//! the warm step is the difference of two step counts). Run with
+//! `RAYON_NUM_THREADS=1` for one thread a rank.
 
 use fmbgrid::Aabb;
 use fmbgrid::distributed::Regions;
@@ -33,6 +44,9 @@ const GHOST_BYTES: usize = 8 * (6 + 3 + 3 + 12 + 1 + 24 + 6);
 
 fn main() {
     let args = cli::args();
+    if args.first().map(String::as_str) == Some("step") {
+        return step_mode(&args[1..]);
+    }
     let csv_path = cli::value(&args, "--csv");
     let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(10_000_000);
     let mut csv = Vec::new();
@@ -87,4 +101,82 @@ fn main() {
         ));
     }
     results::report_lines(csv_path.as_deref(), SCALE_OUT_HEADER, &csv);
+}
+
+/// `step SCENE [STEPS] [RANKS] [world|dist|both]`: a plain `World` and a
+/// distributed world on `RANKS` thread ranks stepped side by side.
+fn step_mode(args: &[String]) {
+    use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    use fmbgrid::{Body, World3};
+    use std::time::Instant;
+    let path = args.first().expect("step SCENE.toml [STEPS] [RANKS] [world|dist|both]");
+    let steps: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(6);
+    let ranks: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1).max(1);
+    let which = args.get(3).map_or("both", String::as_str);
+    let scene = fmbgrid::scene::Scene::load(path).expect("a 3D scene file");
+    let mut plain: World3 = scene.build_3d().expect("a 3D scene");
+    let dt = scene.dt();
+    let bodies: Vec<Body<3>> = plain.bodies().map(|(_, b)| b.clone()).collect();
+    let config = plain.config();
+    let (run_world, run_dist) = (which != "dist", which != "world");
+    let mut worlds: Vec<DistributedWorld<3, LocalComm>> = if run_dist {
+        LocalComm::group(ranks).into_iter().map(|c| DistributedWorld::new(c, config)).collect()
+    } else {
+        Vec::new()
+    };
+    drop(scene);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = worlds
+            .iter_mut()
+            .map(|w| {
+                let bodies = &bodies;
+                s.spawn(move || w.insert_many(bodies.iter().cloned()).map(|_| ()))
+            })
+            .collect();
+        for h in handles {
+            h.join().expect("a rank").expect("the bodies insert");
+        }
+    });
+    drop(bodies);
+    let (mut t_world, mut t_dist) = (Vec::new(), Vec::new());
+    let (mut n_world, mut n_dist) = (0, 0);
+    for step in 0..steps {
+        // Which goes first alternates, so that a drift in the machine's
+        // load does not favour one.
+        for turn in [step % 2, 1 - step % 2] {
+            if turn == 0 && run_world {
+                let start = Instant::now();
+                n_world = plain.step(dt).expect("the plain step").len();
+                t_world.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+            if turn == 1 && run_dist {
+                let start = Instant::now();
+                n_dist = std::thread::scope(|s| {
+                    let handles: Vec<_> =
+                        worlds.iter_mut().map(|w| s.spawn(move || w.step(dt).map(|c| c.len()))).collect();
+                    handles.into_iter().map(|h| h.join().expect("a rank").expect("the distributed step")).sum()
+                });
+                t_dist.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+    }
+    let median = |t: &[f64]| {
+        let mut t: Vec<f64> = t.iter().skip(1).copied().collect();
+        t.sort_by(f64::total_cmp);
+        t.get(t.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    let (w, d) = (median(&t_world), median(&t_dist));
+    let all = |t: &[f64]| t.iter().map(|x| format!("{x:.1}")).collect::<Vec<_>>().join(" ");
+    println!("plain World: {w:.1} ms a step (median of steps 2..; {n_world} contacts) [{}]", all(&t_world));
+    println!("distributed, {ranks} rank(s): {d:.1} ms a step ({n_dist} contacts) [{}]", all(&t_dist));
+    if run_world && run_dist {
+        // Each step's pair ran back to back: the median of their ratios
+        // is less swayed by a loaded machine than the ratio of medians.
+        let ratios: Vec<f64> = t_dist.iter().zip(&t_world).map(|(d, w)| d / w).collect();
+        println!(
+            "ratio distributed / plain: {:.3} (of medians), {:.3} (median of each step's)",
+            d / w,
+            median(&ratios)
+        );
+    }
 }

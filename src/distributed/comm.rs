@@ -36,6 +36,31 @@ pub trait Comm {
     /// ```
     fn exchange(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>>;
 
+    /// As [`Comm::exchange`] when only neighbours talk: every rank sends
+    /// an empty buffer to every rank outside its `peers` (itself aside),
+    /// so only the peers' buffers travel (`MpiComm`: one point-to-point
+    /// message to and from each peer, instead of an all-to-all over every
+    /// rank). `peers` must be symmetric (rank `r` lists `s` exactly when
+    /// `s` lists `r`), sorted, without this rank; a buffer to a rank
+    /// outside them is not sent, and what a non-peer sends is not
+    /// received (empty). The default makes the all-to-all.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{Comm, LocalComm};
+    /// let comm = LocalComm::group(1).pop().unwrap();
+    /// assert_eq!(comm.exchange_among(&[], vec![vec![4]]), vec![vec![4]]); // to itself
+    /// ```
+    fn exchange_among(&self, peers: &[usize], out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+        let me = self.rank();
+        let mut received = self.exchange(out);
+        for (r, words) in received.iter_mut().enumerate() {
+            if r != me && peers.binary_search(&r).is_err() {
+                words.clear();
+            }
+        }
+        received
+    }
+
     /// Every rank's `mine`, by rank, on every rank.
     ///
     /// ```
@@ -45,6 +70,18 @@ pub trait Comm {
     /// ```
     fn all_gather(&self, mine: Vec<u64>) -> Vec<Vec<u64>> {
         self.exchange(vec![mine; self.size()])
+    }
+
+    /// The sum of every rank's `mine` (saturating), on every rank
+    /// (`MpiComm` makes it one `MPI_Allreduce`).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{Comm, LocalComm};
+    /// let comm = LocalComm::group(1).pop().unwrap();
+    /// assert_eq!(comm.all_sum(5), 5);
+    /// ```
+    fn all_sum(&self, mine: u64) -> u64 {
+        self.all_gather(vec![mine]).iter().filter_map(|w| w.first().copied()).fold(0, u64::saturating_add)
     }
 
     /// The largest of every rank's `mine`, on every rank (the agreement on
@@ -232,6 +269,44 @@ impl Comm for MpiComm {
         let mut max = 0u64;
         self.world.all_reduce_into(&mine, &mut max, SystemOperation::max());
         max
+    }
+
+    /// Point to point: a non-blocking send to each peer, then a receive
+    /// from each (a probe, so any length), then the sends completed.
+    fn exchange_among(&self, peers: &[usize], mut out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+        use mpi::point_to_point::{Destination, Source};
+        use mpi::traits::Communicator;
+        /// The tag of a neighbour exchange's messages (collectives do not
+        /// match point-to-point messages; successive exchanges between
+        /// two ranks arrive in order).
+        const TAG: mpi::Tag = 23;
+        let me = self.rank();
+        let mut received = vec![Vec::new(); out.len()];
+        if let (Some(mine), Some(slot)) = (out.get_mut(me), received.get_mut(me)) {
+            *slot = std::mem::take(mine);
+        }
+        let peers: Vec<usize> = peers.iter().copied().filter(|&r| r != me && r < out.len()).collect();
+        mpi::request::scope(|scope| {
+            let sends: Vec<_> = peers
+                .iter()
+                .map(|&r| self.world.process_at_rank(r as mpi::Rank).immediate_send_with_tag(scope, &out[r][..], TAG))
+                .collect();
+            for &r in &peers {
+                received[r] = self.world.process_at_rank(r as mpi::Rank).receive_vec_with_tag::<u64>(TAG).0;
+            }
+            for send in sends {
+                send.wait();
+            }
+        });
+        received
+    }
+
+    fn all_sum(&self, mine: u64) -> u64 {
+        use mpi::collective::SystemOperation;
+        use mpi::traits::CommunicatorCollectives;
+        let mut sum = 0u64;
+        self.world.all_reduce_into(&mine, &mut sum, SystemOperation::sum());
+        sum
     }
 
     fn exchange(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {

@@ -6,7 +6,8 @@
 //!   bisection of the bodies' reference points;
 //! * `parcel`: bodies as words, with their placed frames bit for bit;
 //! * [`comm`](Comm): the collectives a step needs, an all-to-all
-//!   exchange and the reduction that agrees on errors ([`LocalComm`]
+//!   exchange, a neighbour exchange (ghosts and migration) and the
+//!   reduction that agrees on errors ([`LocalComm`]
 //!   between threads, `MpiComm` with the `mpi` feature between processes);
 //! * `types`: global handles, frames, contacts, events, errors, stats;
 //! * [`DistributedWorld`] (`world/`, with `ghosts.rs` and `wire.rs`): a step is the runaway check, migration (and

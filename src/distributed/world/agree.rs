@@ -92,6 +92,24 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         strip(self.comm.all_gather(words), mine)
     }
 
+    /// As [`DistributedWorld::exchange_checked`], through
+    /// [`Comm::exchange_among`] the peers (ranks whose regions touch this
+    /// one's) when every rank's buffers go to its peers only and no rank
+    /// failed (agreed first: one reduction); else the all-to-all.
+    pub(super) fn exchange_near(
+        &self,
+        out: Vec<Vec<u64>>,
+        mine: Result<(), DistributedError>,
+    ) -> Result<Vec<Vec<u64>>, DistributedError> {
+        let me = self.comm.rank();
+        let peer = |r: usize| r == me || self.peers.binary_search(&r).is_ok();
+        let near = mine.is_ok() && out.iter().enumerate().all(|(r, w)| w.is_empty() || peer(r));
+        if self.comm.all_max(u64::from(!near)) != 0 {
+            return self.exchange_checked(out, mine);
+        }
+        Ok(self.comm.exchange_among(&self.peers, out))
+    }
+
     /// [`Comm::exchange`] of this rank's buffers, or of its error (sent to
     /// every rank instead): what each rank sent when no rank failed, else
     /// the agreed error.

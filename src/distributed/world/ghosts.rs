@@ -27,7 +27,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.stats.owned_bodies = self.owned.len();
         self.stats.owned_frames = self.swept.len();
         self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
-        let received = self.exchange_checked(out, planned)?;
+        let received = self.exchange_near(out, planned)?;
         let taken = self.injected("ghosts-receive").and_then(|()| self.take_ghosts(&received));
         self.agree(taken)?;
         for &(h, ref indices) in self.held.values() {
@@ -99,7 +99,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 Message::Ghost(p) => {
                     self.drop_ghost(p.id);
                     let h = self.world.insert_placed(p.placed)?;
-                    set(&mut self.ids, h.index, Some((p.id, Some(p.indices.clone()))));
+                    self.name_slot(h.index, Some((p.id, Some(p.indices.clone()))));
                     self.held.insert(p.id, (h, p.indices));
                 }
                 Message::Motion(id, m) => {
@@ -163,7 +163,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// Drops the ghost of body `id`, if this rank holds one.
     pub(super) fn drop_ghost(&mut self, id: u64) {
         if let Some((h, _)) = self.held.remove(&id) {
-            set(&mut self.ids, h.index, None);
+            self.name_slot(h.index, None);
             sure(self.world.remove(h));
         }
     }

@@ -13,6 +13,7 @@ use crate::frame::Frame;
 use crate::world::{Body, BodyHandle, Motion, Pose, Runaway, World, WorldConfig};
 
 mod agree;
+mod alone;
 mod ghosts;
 mod wire;
 
@@ -65,15 +66,25 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     world: World<D>,
     config: WorldConfig,
     regions: Option<Regions<D>>,
+    /// The ranks whose regions touch this one's (sorted; symmetric: from
+    /// the regions every rank holds alike), for the neighbour exchanges.
+    peers: Vec<usize>,
     /// How far the heaviest rank may exceed the mean before a new split.
     imbalance: f64,
     /// Live global ids (replicated: every rank tracks every body).
     live: Vec<bool>,
     /// Owned bodies: global id to local handle.
     owned: HashMap<u64, BodyHandle>,
+    /// Frames of the owned bodies.
+    owned_frames: usize,
     /// By local body slot: the global id, and for a ghost the indices of
     /// its frames in the owner's body.
     ids: Vec<Option<(u64, Option<Vec<u32>>)>>,
+    /// Entries of `ids` that are not "the owned body of id = its slot"
+    /// (a ghost, or a body whose id is not its slot): while there are
+    /// none (one rank, bodies inserted in order, none removed), a local
+    /// frame's global name needs no look-up.
+    renamed: usize,
     /// Ghosts held here, by global id: the local body and the indices of
     /// its frames in the owner's body. They stay from step to step, moved
     /// by the local world as the owner's world moves the body.
@@ -97,6 +108,11 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     contacts: Vec<GlobalContact<D>>,
     /// The local world's contacts of the step (a reused buffer).
     local: Vec<crate::Contact<D>>,
+    /// Buffers of the contacts' sort: packed keys with positions, and
+    /// the sorted contacts.
+    order: Vec<(u128, u32)>,
+    order_spare: Vec<(u128, u32)>,
+    spare: Vec<GlobalContact<D>>,
     /// The body pairs this rank keeps (sorted), and how many ranks found
     /// each in the last step.
     pairs: Vec<(GlobalHandle, GlobalHandle)>,
@@ -133,10 +149,13 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             world: World::new(config),
             config,
             regions: None,
+            peers: Vec::new(),
             imbalance: 0.25,
             live: Vec::new(),
             owned: HashMap::new(),
+            owned_frames: 0,
             ids: Vec::new(),
+            renamed: 0,
             held: HashMap::new(),
             sent: HashMap::new(),
             changed: HashMap::new(),
@@ -147,6 +166,9 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             swept_at: Vec::new(),
             contacts: Vec::new(),
             local: Vec::new(),
+            order: Vec::new(),
+            order_spare: Vec::new(),
+            spare: Vec::new(),
             pairs: Vec::new(),
             kept: HashMap::new(),
             found: Vec::new(),
@@ -242,21 +264,23 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 // that all give the same answer to the same bad body.
                 local = self.world.admit(&mut body.clone()).map(|_| ()).map_err(Into::into);
             } else {
+                let frames = body.frames.len();
                 match self.world.insert(body) {
-                    Ok(h) => kept = Some(h),
+                    Ok(h) => kept = Some((h, frames)),
                     Err(e) => local = Err(e.into()),
                 }
             }
         }
         if let Err(e) = self.agree(local) {
-            if let Some(h) = kept {
+            if let Some((h, _)) = kept {
                 sure(self.world.remove(h));
             }
             return Err(e);
         }
-        if let Some(h) = kept {
+        if let Some((h, frames)) = kept {
             self.owned.insert(id, h);
-            set(&mut self.ids, h.index, Some((id, None)));
+            self.owned_frames += frames;
+            self.name_slot(h.index, Some((id, None)));
         }
         self.live.push(true);
         Ok(GlobalHandle(id))
@@ -310,21 +334,23 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             if owner != me {
                 local = self.world.admit(&mut body.clone()).map(|_| ()).map_err(Into::into);
             } else {
+                let frames = body.frames.len();
                 match self.world.insert(body) {
-                    Ok(h) => kept.push((id, h)),
+                    Ok(h) => kept.push((id, h, frames)),
                     Err(e) => local = Err(e.into()),
                 }
             }
         }
         if let Err(e) = self.agree(local) {
-            for (_, h) in kept {
+            for (_, h, _) in kept {
                 sure(self.world.remove(h));
             }
             return Err(e);
         }
-        for (id, h) in kept {
+        for (id, h, frames) in kept {
             self.owned.insert(id, h);
-            set(&mut self.ids, h.index, Some((id, None)));
+            self.owned_frames += frames;
+            self.name_slot(h.index, Some((id, None)));
         }
         self.live.extend((0..count).map(|_| true));
         Ok((first..first + count).map(GlobalHandle).collect())
@@ -354,8 +380,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.agree(local)?;
         self.live[h.0 as usize] = false;
         if let Some(local) = self.owned.remove(&h.0) {
-            set(&mut self.ids, local.index, None);
-            sure(self.world.remove(local));
+            self.name_slot(local.index, None);
+            self.owned_frames -= sure(self.world.remove(local)).frames.len();
             self.sent.remove(&h.0);
             self.changed.remove(&h.0);
         }
@@ -714,6 +740,10 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             return Err(WorldError::BadTimeStep { dt }.into());
         }
         self.stats = StepStats::default();
+        if self.comm.size() == 1 {
+            self.step_alone(dt)?;
+            return Ok(&self.contacts);
+        }
         // Each stage agrees on its errors before the next changes
         // anything: the runaways, then the migration (undone on an error),
         // then the ghosts (dropped everywhere on an error: they are copies).
@@ -783,6 +813,15 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         let found = self.world.runaways(dt);
         let ids: Vec<u64> = found.iter().filter_map(|h| self.id_of(h.index)).collect();
         let local = self.injected("runaways").map(|()| ids);
+        // One reduction when no rank found any (the usual step); the
+        // gather (and the agreement on an error) only when some did.
+        let found = match &local {
+            Ok(ids) => u64::from(!ids.is_empty()),
+            Err(_) => 1,
+        };
+        if self.comm.all_max(found) == 0 {
+            return Ok(Vec::new());
+        }
         let mut all: Vec<u64> = self.gather_checked(local)?.concat();
         // The owner and the holders of a ghost may all find it.
         all.sort_unstable();
@@ -828,16 +867,14 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// have moved, and they leave a rank only once every rank has taken
     /// its arrivals.
     fn balance(&mut self) -> Result<(), DistributedError> {
-        let (mut frames, mut turning) = (0, 0);
-        for b in self.owned.values().filter_map(|&h| self.world.body(h).ok()) {
-            frames += b.frames.len();
-            turning += usize::from(b.motion == Motion::Moving && b.angular_velocity != [0.0; 3]);
-        }
-        let all = self.comm.all_gather(vec![frames as u64, turning as u64]);
-        let loads: Vec<u64> = all.iter().map(|w| w.first().copied().unwrap_or(0)).collect();
-        self.turning = all.iter().any(|w| w.get(1).is_some_and(|&n| n > 0));
-        let mean = loads.iter().sum::<u64>() as f64 / loads.len() as f64;
-        let heaviest = loads.iter().copied().max().unwrap_or(0) as f64;
+        let turns = |b: &Body<D>| b.motion == Motion::Moving && b.angular_velocity != [0.0; 3];
+        let turning = self.owned.values().filter_map(|&h| self.world.body(h).ok()).any(turns);
+        // Reductions, not a gather: O(log ranks) under MPI.
+        let frames = self.owned_frames as u64;
+        let (heaviest, total) = (self.comm.all_max(frames), self.comm.all_sum(frames));
+        self.turning = self.comm.all_max(u64::from(turning)) > 0;
+        let mean = total as f64 / self.comm.size() as f64;
+        let heaviest = heaviest as f64;
         // Past the threshold, and past what the last split achieved (a
         // split cannot cut one heavy body, or bodies at one point).
         let ratio = heaviest / mean.max(1.0);
@@ -851,7 +888,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         let mut leaving: Vec<(u64, BodyHandle)> = Vec::new();
         let prepared = self.injected("migrate-send").and_then(|()| self.parcels(&regions, &mut out, &mut leaving));
         self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
-        let received = self.exchange_checked(out, prepared)?;
+        // Under a new split bodies may go anywhere; else mostly next door.
+        let received = match fresh {
+            Some(_) => self.exchange_checked(out, prepared)?,
+            None => self.exchange_near(out, prepared)?,
+        };
         let mut arrived: Vec<(u64, BodyHandle)> = Vec::new();
         let taken = self.injected("migrate-receive").and_then(|()| self.take(&received, &mut arrived));
         if let Err(e) = self.agree(taken) {
@@ -863,20 +904,26 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         for (id, h) in arrived {
             self.drop_ghost(id);
             self.owned.insert(id, h);
-            set(&mut self.ids, h.index, Some((id, None)));
+            self.owned_frames += sure(self.world.body(h)).frames.len();
+            self.name_slot(h.index, Some((id, None)));
             self.stats.migrated_in += 1;
         }
         for (id, h) in leaving {
             self.owned.remove(&id);
-            set(&mut self.ids, h.index, None);
-            sure(self.world.remove(h));
+            self.name_slot(h.index, None);
+            self.owned_frames -= sure(self.world.remove(h)).frames.len();
             self.changed.remove(&id);
             // Its new owner sends ghosts of its own; these go.
             let holders = self.sent.remove(&id).unwrap_or_default();
             self.orphans.extend(holders.into_iter().map(|(r, _)| (r, id)));
         }
-        if fresh.is_some() {
-            self.regions = fresh;
+        if let Some(regions) = fresh {
+            let me = self.comm.rank();
+            self.peers.clear();
+            if let Some(mine) = regions.region(me) {
+                self.peers.extend(regions.touching(mine).filter(|&r| r != me));
+            }
+            self.regions = Some(regions);
             self.stats.rebalanced = true;
             self.split_ratio = f64::INFINITY; // measured at the next step
         } else if self.split_ratio.is_infinite() {
@@ -978,13 +1025,69 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             self.contacts.push(GlobalContact { a, b, aabb: c.aabb, time: c.time });
         }
         self.local = contacts;
-        self.contacts.sort_unstable_by_key(|c| (c.a, c.b));
+        self.sort_contacts();
         Ok(())
+    }
+
+    /// Sorts the step's contacts by pair: by packed keys (ids and frame
+    /// indices below 2³², as in any world that fits in memory), radix
+    /// sorted by the first body's id, then each run of one first body
+    /// sorted by the rest of the key, each contact then moved once: a few
+    /// dozen instructions a contact where sorting the contacts themselves
+    /// took several hundred. Else by the pairs. Buffers reused: nothing
+    /// allocated once warm.
+    pub(super) fn sort_contacts(&mut self) {
+        let key = |c: &GlobalContact<D>| (c.a, c.b);
+        if self.contacts.is_sorted_by_key(key) {
+            return;
+        }
+        let small = |f: &GlobalFrame| f.body.0 <= u64::from(u32::MAX);
+        if !self.contacts.iter().all(|c| small(&c.a) && small(&c.b)) || self.contacts.len() > u32::MAX as usize {
+            self.contacts.sort_unstable_by_key(key);
+            return;
+        }
+        let pack = |f: &GlobalFrame| u128::from(f.body.0 << 32 | u64::from(f.index));
+        self.order.clear();
+        self.order.extend(self.contacts.iter().enumerate().map(|(i, c)| (pack(&c.a) << 64 | pack(&c.b), i as u32)));
+        let top = self.contacts.iter().map(|c| c.a.body.0).max().unwrap_or(0);
+        radix_sort_by_first_body(&mut self.order, &mut self.order_spare, top);
+        self.spare.clear();
+        self.spare.extend(self.order.iter().map(|&(_, i)| self.contacts[i as usize]));
+        std::mem::swap(&mut self.contacts, &mut self.spare);
     }
 
     fn swept_of(&self, body: u32, frame: u32) -> Option<&Aabb<D>> {
         let at = *self.swept_at.get(body as usize)?;
         self.swept.get(at as usize + frame as usize)
+    }
+
+    /// Sets the global name of local body slot `index` (see `renamed`).
+    pub(super) fn name_slot(&mut self, index: u32, entry: Option<(u64, Option<Vec<u32>>)>) {
+        let renamed = |e: &Option<(u64, Option<Vec<u32>>)>| match e {
+            Some((id, ghost)) => *id != u64::from(index) || ghost.is_some(),
+            None => false,
+        };
+        let was = self.ids.get(index as usize).is_some_and(renamed);
+        self.renamed = self.renamed + usize::from(renamed(&entry)) - usize::from(was);
+        set(&mut self.ids, index, entry);
+    }
+
+    /// As `global`, without a look-up while no slot is renamed.
+    #[inline]
+    pub(super) fn global_named(&self, index: u32, frame: u32) -> Option<GlobalFrame> {
+        if self.renamed == 0 {
+            return Some(GlobalFrame { body: GlobalHandle(u64::from(index)), index: frame });
+        }
+        self.global(index, frame)
+    }
+
+    /// As `id_of`, without a look-up while no slot is renamed.
+    #[inline]
+    pub(super) fn id_named(&self, index: u32) -> Option<u64> {
+        if self.renamed == 0 {
+            return Some(u64::from(index));
+        }
+        self.id_of(index)
     }
 
     fn id_of(&self, index: u32) -> Option<u64> {
@@ -1085,6 +1188,45 @@ fn keeper(a: u64, b: u64, size: usize) -> usize {
     (mix(mix(a) ^ b) % size as u64) as usize
 }
 
+/// Sorts packed contact keys (the first frame's body id in bits 96..128,
+/// below `top` + 1): least significant digit first, 11 bits a pass, over
+/// the bits of the id only, then each run of one first body by the whole
+/// key (keys are distinct: one per pair). `spare` is scratch.
+fn radix_sort_by_first_body(keys: &mut Vec<(u128, u32)>, spare: &mut Vec<(u128, u32)>, top: u64) {
+    const BITS: u32 = 11;
+    let end = 96 + (64 - top.leading_zeros());
+    let mut shift = 96;
+    while shift < end {
+        let digit = |k: u128| ((k >> shift) as usize) & ((1 << BITS) - 1);
+        let mut at = [0usize; 1 << BITS];
+        for e in keys.iter() {
+            at[digit(e.0)] += 1;
+        }
+        let mut sum = 0;
+        for a in &mut at {
+            (*a, sum) = (sum, sum + *a);
+        }
+        spare.clear();
+        spare.resize(keys.len(), (0, 0));
+        for e in keys.iter() {
+            let d = digit(e.0);
+            spare[at[d]] = *e;
+            at[d] += 1;
+        }
+        std::mem::swap(keys, spare);
+        shift += BITS;
+    }
+    let mut i = 0;
+    while i < keys.len() {
+        let first = keys[i].0 >> 96;
+        let run = keys[i..].iter().take_while(|e| e.0 >> 96 == first).count();
+        if run > 1 {
+            keys[i..i + run].sort_unstable();
+        }
+        i += run;
+    }
+}
+
 /// Sets entry `index` of a table by local body slot.
 fn set<T: Default + Clone>(table: &mut Vec<T>, index: u32, value: T) {
     let i = index as usize;
@@ -1145,6 +1287,42 @@ fn round_off<const D: usize>(body: &Body<D>, f: &Frame<D>, d: &[f64; D], angle: 
 mod tests {
     use super::*;
     use crate::Frame;
+
+    /// The radix sort of packed contact keys gives the order of a
+    /// comparison sort: ids of one to four digits, long runs of one first
+    /// body (a body of many frames), keys differing only past the first
+    /// body.
+    #[test]
+    fn radix_sort_of_contact_keys_equals_a_sort() {
+        let mut seed = 7u64;
+        let mut rnd = move |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below.max(1)
+        };
+        for top in [0u64, 1, 5, 2047, 2048, 100_000, 1 << 22, u64::from(u32::MAX)] {
+            for n in [0usize, 1, 2, 17, 3000] {
+                let mut keys: Vec<(u128, u32)> = (0..n)
+                    .map(|i| {
+                        let a = if rnd(4) == 0 { top } else { rnd(top + 1) };
+                        let (ai, b, bi) = (rnd(3), rnd(top + 1), rnd(1 << 20));
+                        (u128::from(a << 32 | ai) << 64 | u128::from(b << 32 | bi), i as u32)
+                    })
+                    .collect();
+                keys.sort_unstable();
+                keys.dedup_by_key(|k| k.0);
+                let mut want = keys.clone();
+                want.sort_unstable();
+                // Shuffled, then sorted back.
+                for i in (1..keys.len()).rev() {
+                    keys.swap(i, rnd(i as u64 + 1) as usize);
+                }
+                radix_sort_by_first_body(&mut keys, &mut Vec::new(), top);
+                assert_eq!(keys, want, "top {top}, {n} keys");
+            }
+        }
+    }
 
     /// What the ownership of a turning pair rests on: every contact one
     /// `World` reports between turning bars (within a coarse spin
