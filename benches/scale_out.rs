@@ -45,7 +45,13 @@ const GHOST_BYTES: usize = 8 * (6 + 3 + 3 + 12 + 1 + 24 + 6);
 fn main() {
     let args = cli::args();
     if args.first().map(String::as_str) == Some("step") {
+        #[cfg(feature = "mesh")]
         return step_mode(&args[1..]);
+        #[cfg(not(feature = "mesh"))]
+        {
+            eprintln!("scale_out step: the step mode reads a scene file: build with the `mesh` feature");
+            std::process::exit(2);
+        }
     }
     let csv_path = cli::value(&args, "--csv");
     let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(10_000_000);
@@ -105,6 +111,7 @@ fn main() {
 
 /// `step SCENE [STEPS] [RANKS] [world|dist|both]`: a plain `World` and a
 /// distributed world on `RANKS` thread ranks stepped side by side.
+#[cfg(feature = "mesh")]
 fn step_mode(args: &[String]) {
     use fmbgrid::distributed::{DistributedWorld, LocalComm};
     use fmbgrid::{Body, World3};

@@ -25,7 +25,7 @@ pub const MIN_HADAMARD_RATIO: f64 = 1e-6;
 /// (a thin tetrahedron's two large faces) and loses the digits that decide
 /// the pair, so every pair with a thin frame is decided, and timed, by the
 /// separating-axis test ([`crate::sat`]), which judges each axis on its own.
-/// Measured with an exact oracle (`tests/thin_frames.rs`): FMB's first wrong
+/// Measured with an exact oracle (`tests/narrow/thin_frames.rs`): FMB's first wrong
 /// answers appear at heights near 1e-7 of the longest component.
 pub const THIN_RATIO: f64 = 1e-3;
 

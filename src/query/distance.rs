@@ -33,7 +33,7 @@ const TOUCH: f64 = 1e-12;
 /// Below this share of the frames' scale, a distance is checked against
 /// the narrow phase's verdict: GJK's round-off can leave a gap between
 /// frames that interpenetrate by less (measured up to 3e-9 of the scale on
-/// thin frames, `tests/thin_frames.rs`).
+/// thin frames, `tests/narrow/thin_frames.rs`).
 const NEAR: f64 = 1e-6;
 
 /// Iterations allowed; polytopes of 4 to 8 vertices need far fewer.
