@@ -67,6 +67,10 @@ LAYOUTS = {
         ("mode", "mode"), ("class", "class"), ("pairs", "pairs"), ("seed", "seed"), ("ns/pair", "ns_per_pair"),
         ("fast path", "fast_path_share"), ("max rel. diff", "max_rel_diff"), ("asymmetric", "asymmetric"),
     ],
+    "criterion": [
+        ("benchmark", "id"), ("median ns", "median_ns"), ("mean ns", "mean_ns"), ("elements", "elements"),
+        ("median ns per element", "median_ns_per_element"),
+    ],
     "callgrind_phases": [
         ("phase", "phase"), ("M instructions / step", "minstr_per_step"), ("per candidate", "per_candidate"),
         ("per contact", "per_contact"),
