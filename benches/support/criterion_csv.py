@@ -17,38 +17,14 @@ and count); the commit is the checkout's HEAD (run it on the commit that
 was measured).
 """
 import csv
-import datetime
 import json
-import os
 import pathlib
-import subprocess
 import sys
+
+from stamp import commit, machine, today
 
 HEADER = ["machine", "commit", "date", "bench", "id", "group", "function", "parameter",
           "median_ns", "mean_ns", "elements", "median_ns_per_element"]
-
-
-def machine():
-    """`results::machine()`: CPU model and count, lower case, dashes."""
-    model = "unknown"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    name = f"{model}-{os.cpu_count() or 1}cpu".lower()
-    name = "".join(c if c.isascii() and c.isalnum() else "-" for c in name)
-    return "-".join(w for w in name.split("-") if w)
-
-
-def commit():
-    try:
-        return subprocess.run(["git", "rev-parse", "--short=7", "HEAD"], capture_output=True, text=True, check=True,
-                              cwd=pathlib.Path(__file__).parent).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def rows(root, only):
@@ -84,7 +60,7 @@ def main(argv):
     path = pathlib.Path(opts["--csv"])
     path.parent.mkdir(parents=True, exist_ok=True)
     new = not path.exists() or path.stat().st_size == 0
-    stamp = [machine(), commit(), datetime.date.today().isoformat()]
+    stamp = [machine(), commit(), today()]
     with open(path, "a", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         if new:

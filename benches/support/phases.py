@@ -25,11 +25,12 @@ counted in its caller; code inlined from another file is told apart by
 that file's name, e.g. the simplex box of `box_lp.rs` inside `intersect`).
 """
 import csv
-import datetime
 import os
 import re
 import subprocess
 import sys
+
+from stamp import commit, machine, today
 
 HEADER = ['machine', 'commit', 'date', 'bench', 'scene', 'n', 'detail', 'phase',
           'minstr_per_step', 'per_candidate', 'per_contact']
@@ -81,14 +82,6 @@ def part(costs, patterns):
     return total
 
 
-def git_commit():
-    try:
-        return subprocess.run(['git', 'rev-parse', '--short=7', 'HEAD'], capture_output=True, text=True,
-                              check=True, cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return 'unknown'
-
-
 def main():
     args = sys.argv[1:]
     opts = {}
@@ -125,7 +118,7 @@ def main():
             if new:
                 w.writerow(HEADER)
             for name, x in rows:
-                w.writerow([opts.get('--machine', 'amd-epyc-2cpu'), opts.get('--commit') or git_commit(), datetime.date.today().isoformat(),
+                w.writerow([opts.get('--machine') or machine(), opts.get('--commit') or commit(), today(),
                             'callgrind_phases', opts.get('--scene', ''), opts.get('--n', ''), opts.get('--detail', ''),
                             name, f'{x / 1e6:.2f}', f'{x / candidates:.0f}', f'{x / contacts:.0f}'])
 

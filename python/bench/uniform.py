@@ -27,12 +27,9 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime
 import os
 import pathlib
 import platform
-import re
-import subprocess
 import sys
 import time
 
@@ -43,6 +40,9 @@ import numpy as np  # noqa: E402
 import fmbgrid as fg  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+# The rows' machine, commit and date columns, as every benchmark writes them.
+sys.path.insert(0, str(REPO / "benches" / "support"))
+from stamp import commit, machine, today  # noqa: E402
 DT = 1 / 60
 HEADER = [
     "machine", "commit", "date", "bench", "scene", "n", "threads", "engine", "includes",
@@ -68,28 +68,6 @@ def uniform(n: int, seed: int):
     )
     vel = rng.uniform(-3, 3, (n, 3))
     return centers, half, rot, q, vel
-
-
-def machine() -> str:
-    model = "unknown"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    name = f"{model}-{os.cpu_count()}cpu".lower()
-    name = re.sub(r"[^a-z0-9]", "-", name)
-    return "-".join(w for w in name.split("-") if w)
-
-
-def commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def median_ms(xs) -> float:
@@ -284,7 +262,7 @@ def main() -> None:
 
     def row(scene_name, engine, includes, median, set_ms="", col="", read="", pairs="", ratio=""):
         fmt = lambda x: f"{x:.3f}" if isinstance(x, float) else str(x)  # noqa: E731
-        rows.append([machine(), commit(), datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
+        rows.append([machine(), commit(), today(),
                      "python_uniform", scene_name, args.n, threads, engine, includes, fmt(median), fmt(set_ms),
                      fmt(col), fmt(read), pairs, fmt(ratio)])
 
