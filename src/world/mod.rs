@@ -425,7 +425,8 @@ impl<const D: usize> World<D> {
     /// the start of the next step. Rotation is not swept: the step tests
     /// the frames at their poses, translating by the velocity. Re-posing a
     /// fixed body rebuilds the static part of the broad phase at the next
-    /// step.
+    /// step; a moving body left at the very same pose is left alone (see
+    /// [`World::set_poses`], of which this is the one-body case).
     ///
     /// # Errors
     /// [`WorldError::StaleHandle`], [`WorldError::Frame`] (a frame becomes
@@ -440,37 +441,9 @@ impl<const D: usize> World<D> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_pose(&mut self, handle: BodyHandle, pose: Pose<D>) -> Result<(), WorldError> {
-        // Every frame is placed before anything changes (nothing changes on
-        // error), in a buffer kept between calls: a simulation loop that
-        // drives every body by its pose allocates nothing.
-        let mut placed = std::mem::take(&mut self.placed);
-        let result = self.repose(handle, pose, &mut placed);
-        self.placed = placed;
-        result
-    }
-
-    /// [`World::set_pose`] with the buffer of the placed frames.
-    fn repose(&mut self, handle: BodyHandle, pose: Pose<D>, placed: &mut Vec<Frame<D>>) -> Result<(), WorldError> {
-        let stored = self.stored(handle)?;
-        placed.clear();
-        for (index, f) in stored.body.frames.iter().enumerate() {
-            placed.push(placed_frame(&pose, f, index)?);
-        }
-        let motion = stored.body.motion;
-        let Self { slots, broad, .. } = self;
-        let stored = match slots.get_mut(handle.index as usize) {
-            Some(Slot { stored: Some(s), .. }) => s,
-            // Not met: `self.stored(handle)` found it above.
-            _ => return Err(WorldError::StaleHandle(handle)),
-        };
-        stored.body.pose = pose;
-        let store = broad.store_mut(motion);
-        for (&i, f) in stored.at.iter().zip(placed.iter()) {
-            store.frames[i as usize] = *f;
-        }
-        broad.reposed(motion, stored.at.first().copied());
-        self.debug_validate();
-        Ok(())
+        // One body of `set_poses`: every frame placed before anything
+        // changes, in a buffer kept between calls (no allocation once warm).
+        self.set_poses(&[(handle, pose)])
     }
 
     /// The body behind a handle.
