@@ -350,10 +350,15 @@ impl<const D: usize> CellList<D> {
                 let l = s.level() as usize;
                 self.occupied |= 1 << l;
                 for k in 0..D {
-                    // Rounded up: the f64 difference of two f32 may round.
-                    let e = (f64::from(hi[k]) - f64::from(lo[k])).next_up();
-                    self.reach[l][k] = self.reach[l][k].max(e);
+                    self.reach[l][k] = self.reach[l][k].max(f64::from(hi[k]) - f64::from(lo[k]));
                 }
+            }
+        }
+        // Rounded up, as the f64 difference of two f32 may round: once per
+        // level, the largest extent's (`next_up` is increasing).
+        for (l, reach) in self.reach.iter_mut().enumerate() {
+            if self.occupied & (1 << l) != 0 {
+                reach.iter_mut().for_each(|e| *e = e.next_up());
             }
         }
         for k in 0..=buckets {
