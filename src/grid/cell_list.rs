@@ -241,8 +241,14 @@ fn place<const D: usize>(size: &CellSize, b: &GridBox<D>) -> Option<Slot<D>> {
         let inv = size.inv(level);
         let fits = (0..D).all(|k| lo[k].abs().max(hi[k].abs()) * inv < MAX_CELL);
         if fits {
+            // `floor_i32` without its saturation and clamp: the cells are
+            // within ±2^30 here.
+            let floor = |x: f64| {
+                let t = x as i32;
+                t - i32::from(x < f64::from(t))
+            };
             let (c, d): ([i32; D], [i32; D]) =
-                (std::array::from_fn(|k| floor_i32(lo[k] * inv)), std::array::from_fn(|k| floor_i32(hi[k] * inv)));
+                (std::array::from_fn(|k| floor(lo[k] * inv)), std::array::from_fn(|k| floor(hi[k] * inv)));
             if (0..D).all(|k| d[k] - c[k] <= 1) {
                 let spans = (0..D).fold(0, |s, k| s | (((d[k] - c[k]) as u32) << k));
                 return Some(Slot { cell: c, info: level as u32 | spans << LEVEL_BITS });
