@@ -47,7 +47,9 @@ pub(crate) struct Inner<const D: usize> {
     world: RWorld<D>,
     /// Per slot index: the live body's handle and generation.
     slots: Vec<Option<(BodyHandle, u32)>>,
-    /// Buffer of `World::set_poses`' input, kept between calls.
+    /// Buffers of `World::set_poses`' handles and input, kept between
+    /// calls (a loop setting every pose each step allocates nothing).
+    hs: Vec<BodyHandle>,
     poses: Vec<(BodyHandle, Pose<D>)>,
 }
 
@@ -65,7 +67,7 @@ fn oom(what: &str) -> PyErr {
 
 impl<const D: usize> Inner<D> {
     fn new(world: RWorld<D>) -> Self {
-        let mut inner = Inner { world, slots: Vec::new(), poses: Vec::new() };
+        let mut inner = Inner { world, slots: Vec::new(), hs: Vec::new(), poses: Vec::new() };
         inner.rebuild_table();
         inner
     }
@@ -100,8 +102,20 @@ impl<const D: usize> Inner<D> {
     }
 
     fn handles(&self, ids: &ArrayViewD<u64>) -> PyResult<Vec<BodyHandle>> {
+        let mut hs = Vec::new();
+        self.handles_into(ids, &mut hs)?;
+        Ok(hs)
+    }
+
+    /// [`Inner::handles`] into a buffer (cleared first).
+    fn handles_into(&self, ids: &ArrayViewD<u64>, hs: &mut Vec<BodyHandle>) -> PyResult<()> {
         let n = check_shape("handles", ids, &[None])?;
-        (0..n).map(|k| self.handle(k, ids[[k]])).collect()
+        hs.clear();
+        hs.try_reserve(n).map_err(|_| oom("the handles"))?;
+        for k in 0..n {
+            hs.push(self.handle(k, ids[[k]])?);
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -298,20 +312,20 @@ impl<const D: usize> Inner<D> {
     /// out unchanged, bit for bit). A pose equal to the body's own, bit for
     /// bit, is taken as it is, without `Pose::new`'s checks.
     fn set_poses(&mut self, ids: &ArrayViewD<u64>, t: &ArrayViewD<f64>, l: Option<&ArrayViewD<f64>>) -> PyResult<()> {
-        let hs = self.handles(ids)?;
-        check_shape("translations", t, &[Some(hs.len()), Some(D)])?;
-        if let Some(l) = l {
-            check_shape("rotations", l, &[Some(hs.len()), Some(D), Some(D)])?;
-        }
-        let t = &fixed::<Ix2>(t)?;
-        let l = l.map(fixed::<Ix3>).transpose()?;
-        let l = l.as_ref();
+        let mut hs = std::mem::take(&mut self.hs);
         let mut poses = std::mem::take(&mut self.poses);
         poses.clear();
-        let result = self.poses_of(&hs, t, l, &mut poses).and_then(|()| match self.world.set_poses(&poses) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(self.pose_error(&poses, e)),
+        let result = self.handles_into(ids, &mut hs).and_then(|()| {
+            check_shape("translations", t, &[Some(hs.len()), Some(D)])?;
+            if let Some(l) = l {
+                check_shape("rotations", l, &[Some(hs.len()), Some(D), Some(D)])?;
+            }
+            let t = &fixed::<Ix2>(t)?;
+            let l = l.map(fixed::<Ix3>).transpose()?;
+            self.poses_of(&hs, t, l.as_ref(), &mut poses)?;
+            self.world.set_poses(&poses).map_err(|e| self.pose_error(&poses, e))
         });
+        self.hs = hs;
         self.poses = poses;
         result
     }

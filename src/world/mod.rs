@@ -195,8 +195,9 @@ pub struct World<const D: usize> {
     /// Bodies parked by the last step, and the step's runaways as found.
     parked: Vec<BodyHandle>,
     runaways: Vec<runaway::Found>,
-    /// Scratch of [`World::set_pose`]: a body's frames at the new pose.
-    placed: Vec<Frame<D>>,
+    /// Scratch of [`World::set_poses`]: the bodies' frames at their new
+    /// poses, and which entries are known unchanged.
+    placed: pose::Placing<D>,
 }
 
 /// A 2D world.
@@ -245,7 +246,7 @@ impl<const D: usize> World<D> {
             proximity: Vec::new(),
             parked: Vec::new(),
             runaways: Vec::new(),
-            placed: Vec::new(),
+            placed: pose::Placing::default(),
         }
     }
 

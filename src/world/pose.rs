@@ -284,24 +284,50 @@ impl<const D: usize> World<D> {
         result
     }
 
-    /// [`World::set_poses`] with the buffer of the placed frames.
-    fn repose_all(&mut self, poses: &[(BodyHandle, Pose<D>)], placed: &mut Vec<Frame<D>>) -> Result<(), WorldError> {
-        // 1. Check: every handle live, every frame valid at its pose.
-        placed.clear();
-        for (handle, pose) in poses {
-            for (index, f) in self.stored(*handle)?.body.frames.iter().enumerate() {
-                placed.push(placed_frame(pose, f, index)?);
+    /// [`World::set_poses`] with the buffers of the placed frames.
+    fn repose_all(&mut self, poses: &[(BodyHandle, Pose<D>)], placed: &mut Placing<D>) -> Result<(), WorldError> {
+        // 1. Check: every handle live, every frame valid at its pose. An
+        // entry that leaves its body as it is (see `unchanged_placement`)
+        // places nothing.
+        placed.frames.clear();
+        placed.first.clear();
+        let (mut changed, mut unchanged) = (0, 0);
+        for chunk in poses.chunks(WARM) {
+            self.warm(chunk);
+            for (handle, pose) in chunk {
+                let stored = self.stored(*handle)?;
+                let store = self.broad.store(stored.body.motion);
+                let same = stored.body.motion == Motion::Moving
+                    && stored.body.angular_velocity == [0.0; 3]
+                    && same_pose(&stored.body.pose, pose)
+                    && stored.body.frames.iter().zip(&stored.at).all(|(f, &i)| {
+                        store.frames.get(i as usize).is_some_and(|now| unchanged_placement(pose, f, now))
+                    });
+                if same {
+                    placed.first.push(None);
+                    unchanged += 1;
+                } else {
+                    placed.first.push(Some(placed.frames.len()));
+                    for (index, f) in stored.body.frames.iter().enumerate() {
+                        placed.frames.push(placed_frame(pose, f, index)?);
+                    }
+                    changed += 1;
+                }
             }
         }
+        if changed > 0 && unchanged > 0 {
+            self.place_unchanged_of_changed(poses, placed);
+        }
         // 2. Apply: nothing can fail from here on (the slots do not change).
+        // An entry that placed nothing is skipped: its body is as it was,
+        // and no entry of the call changes it.
         let Self { slots, broad, .. } = self;
-        let mut next = 0;
-        for &(handle, pose) in poses {
+        for (&(handle, pose), &first) in poses.iter().zip(&placed.first) {
+            let Some(first) = first else { continue };
             let Some(Slot { stored: Some(stored), .. }) = slots.get_mut(handle.index as usize) else {
                 unreachable!("body {handle} was found live above");
             };
-            let frames = &placed[next..next + stored.at.len()];
-            next += stored.at.len();
+            let frames = &placed.frames[first..first + stored.at.len()];
             let motion = stored.body.motion;
             let store = broad.store_mut(motion);
             // Compared with the store as it is now (an earlier entry may
@@ -322,6 +348,95 @@ impl<const D: usize> World<D> {
         self.debug_validate();
         Ok(())
     }
+
+    /// Step 1 of [`World::set_poses`] for a call that changes some bodies
+    /// and leaves others: an entry that leaves its body as it is, of a body
+    /// that another entry changes, has its frames placed after all (copies
+    /// of the body's frames as they are, which placing them gives), so that
+    /// step 2 puts them back should an earlier entry move the body away.
+    fn place_unchanged_of_changed(&self, poses: &[(BodyHandle, Pose<D>)], placed: &mut Placing<D>) {
+        let Placing { frames, first, changed } = placed;
+        changed.clear();
+        changed.resize(self.slots.len().div_ceil(64), 0);
+        let bit = |h: &BodyHandle| (h.index as usize / 64, 1u64 << (h.index % 64));
+        for ((h, _), _) in poses.iter().zip(first.iter()).filter(|(_, f)| f.is_some()) {
+            let (word, mask) = bit(h);
+            changed[word] |= mask;
+        }
+        for ((h, _), first) in poses.iter().zip(first.iter_mut()) {
+            let (word, mask) = bit(h);
+            if first.is_some() || changed[word] & mask == 0 {
+                continue;
+            }
+            if let Ok(stored) = self.stored(*h) {
+                let store = self.broad.store(stored.body.motion);
+                *first = Some(frames.len());
+                frames.extend(stored.at.iter().filter_map(|&i| store.frames.get(i as usize)));
+            }
+        }
+    }
+
+    /// Reads `chunk`'s bodies' frames and their placed frames, which step 1
+    /// reads next: loads that do not wait on one another, which the
+    /// processor overlaps, where step 1's reads of a body wait on those of
+    /// the one before (bodies far apart in memory, each missing the caches,
+    /// in a world of many bodies).
+    fn warm(&self, chunk: &[(BodyHandle, Pose<D>)]) {
+        for (handle, _) in chunk {
+            let Ok(stored) = self.stored(*handle) else { return };
+            let store = self.broad.store(stored.body.motion);
+            for (f, &i) in stored.body.frames.iter().zip(&stored.at) {
+                std::hint::black_box((f.origin(), f.components()));
+                if let Some(now) = store.frames.get(i as usize) {
+                    std::hint::black_box(*now);
+                }
+            }
+        }
+    }
+}
+
+/// Entries of [`World::set_poses`] whose memory is warmed together.
+const WARM: usize = 32;
+
+/// The buffers of [`World::set_poses`], kept by the world between calls.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Placing<const D: usize> {
+    /// The entries' frames placed at their poses.
+    frames: Vec<Frame<D>>,
+    /// Per entry: where its frames start in `frames`; none for an entry
+    /// that leaves its body as it is (and places nothing).
+    first: Vec<Option<usize>>,
+    /// Bit per slot: a body changed by an entry of the call.
+    changed: Vec<u64>,
+}
+
+/// True when `now`, a moving body's frame as the store has it, is exactly
+/// the frame `f` placed at `pose`, the body's own pose ([`placed_frame`]
+/// would give `now`, bit for bit, and succeed), found without placing it.
+///
+/// A store keeps its frames as placing gave them (`Frame::new`), moved by
+/// the steps (origin and box translated, the rest as it was): `now` has
+/// the kind and components of `f` placed at the body's pose, and so the
+/// fields that `Frame::new` derives from them, and passed its checks of
+/// them. What remains is the origin, the velocity (zero when placed), the
+/// box as `Frame::new` computes it and its checks of the origin and box.
+fn unchanged_placement<const D: usize>(pose: &Pose<D>, f: &Frame<D>, now: &Frame<D>) -> bool {
+    // The same arithmetic as `Pose::transform_frame`.
+    let c = f.components();
+    let comps: [[f64; D]; D] = std::array::from_fn(|i| pose.transform_vector(&c[i]));
+    let origin = pose.transform_point(&f.origin());
+    if now.kind() != f.kind()
+        || bits(&now.origin()) != bits(&origin)
+        || bits(&now.velocity()) != bits(&[0.0; D])
+        || !now.components().iter().zip(&comps).all(|(x, y)| bits(x) == bits(y))
+    {
+        return false;
+    }
+    let (aabb, own) = (now.aabb(), now.with_own_aabb().aabb());
+    bits(&aabb.min) == bits(&own.min)
+        && bits(&aabb.max) == bits(&own.max)
+        && crate::frame::check_coords("origin", &origin).is_ok()
+        && crate::range::beyond(&aabb, &[0.0; D], now.reach_bound()).is_none()
 }
 
 fn bits<const D: usize>(v: &[f64; D]) -> [u64; D] {
@@ -346,7 +461,8 @@ fn same_frame<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Body, BodyHandle, Frame3, FrameId, Pose3, World3, WorldConfig, WorldError};
+    use super::{placed_frame, same_frame, same_pose, unchanged_placement};
+    use crate::{Body, BodyHandle, Frame3, FrameId, Motion, Pose3, World3, WorldConfig, WorldError};
 
     /// Twelve bodies in a row, overlapping their neighbours: one or two
     /// boxes each, every fourth fixed, the others moving.
@@ -443,6 +559,132 @@ mod tests {
         a.set_poses(&same).unwrap();
         assert_eq!(state(&a), state(&b));
         assert_eq!(steps(&mut a), steps(&mut b));
+    }
+
+    /// The verdict of placing every frame and comparing it with the store
+    /// (the check `set_poses` skips for an entry found unchanged).
+    fn placed_and_compared(w: &World3, h: BodyHandle, pose: &Pose3) -> bool {
+        let body = w.body(h).unwrap();
+        let at = &w.slots[h.index as usize].stored.as_ref().unwrap().at;
+        let store = w.broad.store(body.motion());
+        body.motion() == Motion::Moving
+            && body.angular_velocity() == [0.0; 3]
+            && same_pose(&body.pose(), pose)
+            && body.frames().iter().zip(at).enumerate().all(|(index, (f, &i))| {
+                let p = placed_frame(pose, f, index).unwrap();
+                same_frame(&store.frames[i as usize], &p)
+            })
+    }
+
+    #[test]
+    fn the_quick_check_agrees_with_placing_and_comparing() {
+        let (mut w, h) = world();
+        // One more body, turning; then steps that move the moving bodies
+        // (their placed frames translated step by step), and a step at rest.
+        let spinner = Body::moving(vec![Frame3::from_aabb([0.0, 3.0, 0.0], [1.0, 4.0, 1.0]).unwrap()])
+            .with_angular_velocity([0.0, 0.0, 1.0]);
+        let mut h = h;
+        h.push(w.insert(spinner).unwrap());
+        for k in [1, 5, 6, 9] {
+            w.set_velocity(h[k], [0.0; 3]).unwrap(); // never moved
+        }
+        for _ in 0..3 {
+            w.step(0.5).unwrap();
+        }
+        for &x in &h {
+            if w.body(x).unwrap().motion() == Motion::Moving {
+                w.set_velocity(x, [0.0; 3]).unwrap();
+            }
+        }
+        w.step(0.5).unwrap();
+        // Own poses, and some changed ones.
+        let mut poses: Vec<_> = h.iter().map(|&x| (x, w.body(x).unwrap().pose())).collect();
+        poses[2].1 = turned(2);
+        let want: Vec<bool> = poses.iter().map(|(x, p)| placed_and_compared(&w, *x, p)).collect();
+        let mut quick = w.clone();
+        quick.set_poses(&poses).unwrap();
+        assert_eq!(quick.placed.first.iter().map(Option::is_none).collect::<Vec<_>>(), want);
+        assert!(want.iter().filter(|&&s| s).count() >= 4, "some bodies must be found unchanged: {want:?}");
+        assert!(want.iter().any(|&s| !s));
+        // Bodies set to their own poses and bodies set away and back in
+        // one call (every one placed anew) answer the same.
+        let mut away = w.clone();
+        let far: Vec<_> = h.iter().map(|&x| (x, Pose3::from_translation([50.0, 0.0, 0.0]).unwrap())).collect();
+        away.set_poses(&[far, poses.clone()].concat()).unwrap();
+        // Every body moved away, then back: each entry placed its frames.
+        assert!(away.placed.first.iter().all(Option::is_some));
+        assert_eq!(state(&quick), state(&away));
+        assert_eq!(steps(&mut quick), steps(&mut away));
+    }
+
+    #[test]
+    fn the_quick_check_tells_every_difference() {
+        // Five bodies at rest on integer coordinates (no round-off), their
+        // placed frames then altered in one field each but the last.
+        let mut w = World3::new(WorldConfig::default());
+        let h: Vec<_> = (0..5)
+            .map(|k| {
+                let x = 2.0 * k as f64;
+                let f = Frame3::from_aabb([x, 0.0, 0.0], [x + 1.0, 1.0, 1.0]).unwrap();
+                w.insert(Body::moving(vec![f])).unwrap()
+            })
+            .collect();
+        w.step(0.5).unwrap();
+        let at = |w: &World3, k: usize| w.slots[h[k].index as usize].stored.as_ref().unwrap().at[0] as usize;
+        let mut alter = |k: usize, change: &dyn Fn(Frame3) -> Frame3| {
+            let i = at(&w, k);
+            let frames = &mut w.broad.store_mut(Motion::Moving).frames;
+            frames[i] = change(frames[i]);
+        };
+        alter(0, &|mut f| {
+            f.translate(&[1.0, 0.0, 0.0]); // the origin (and box, consistently)
+            f
+        });
+        alter(1, &|f| f.moved([1.0, 0.0, 0.0])); // the velocity (and swept box)
+        alter(2, &|f| Frame3::new(f.kind(), f.origin(), [[1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 1.0]]).unwrap());
+        alter(3, &|f| f.with_aabb(crate::Aabb { min: f.aabb().min, max: [9.0; 3] })); // the box
+        let verdicts: Vec<bool> = (0..5)
+            .map(|k| {
+                let b = w.body(h[k]).unwrap();
+                unchanged_placement(&b.pose(), &b.frames()[0], &w.broad.store(Motion::Moving).frames[at(&w, k)])
+            })
+            .collect();
+        assert_eq!(verdicts, [false, false, false, false, true]);
+        let slow: Vec<bool> = (0..5).map(|k| placed_and_compared(&w, h[k], &w.body(h[k]).unwrap().pose())).collect();
+        assert_eq!(slow, verdicts);
+    }
+
+    #[test]
+    fn a_store_frame_moved_by_round_off_is_placed_anew() {
+        let (mut w, h) = world();
+        // Moving bodies carried by velocities that do not add up exactly,
+        // but two.
+        w.set_velocity(h[1], [0.0; 3]).unwrap();
+        w.set_velocity(h[7], [0.0; 3]).unwrap();
+        for _ in 0..5 {
+            w.step(0.1).unwrap();
+        }
+        for &x in &h {
+            if w.body(x).unwrap().motion() == Motion::Moving {
+                w.set_velocity(x, [0.0; 3]).unwrap();
+            }
+        }
+        let poses: Vec<_> = h.iter().map(|&x| (x, w.body(x).unwrap().pose())).collect();
+        let want: Vec<bool> = poses.iter().map(|(x, p)| placed_and_compared(&w, *x, p)).collect();
+        let mut a = w.clone();
+        a.set_poses(&poses).unwrap();
+        assert_eq!(a.placed.first.iter().map(Option::is_none).collect::<Vec<_>>(), want);
+        assert!(want.iter().any(|&s| s) && want.iter().any(|&s| !s), "{want:?}");
+        // Each placed frame is the body's frame placed at its pose.
+        for &x in &h {
+            let b = a.body(x).unwrap();
+            for (index, f) in b.frames().iter().enumerate() {
+                let id = FrameId { body: x, index: index as u32 };
+                if b.motion() == Motion::Moving {
+                    assert_eq!(a.frame(id).unwrap(), b.pose().transform_frame(f).unwrap());
+                }
+            }
+        }
     }
 
     #[test]
