@@ -76,9 +76,9 @@ pub struct Contact<const D: usize> {
     /// refined, within a bounded work per pair, until each face is within
     /// `τ` of the true box: every 2D box and slow 3D turns (0.01 rad a
     /// step) reach it on random pairs, 3D turns of 0.1 to 3 rad a step
-    /// about 0.8 of them (a face set by an edge crossing a face converges
+    /// about 0.9 of them (a face set by an edge crossing a face converges
     /// slowest); the others are looser on some face, measured up to about
-    /// a tenth of the frames' size on long contacts of fast turns (see
+    /// a twentieth of the frames' size on long contacts of fast turns (see
     /// [`SpinContact`](crate::SpinContact), whose `box_within_tolerance`
     /// tells which).
     pub aabb: Aabb<D>,

@@ -97,8 +97,8 @@
 //!   of the pieces reached, with `box_within_tolerance` false. Measured
 //!   (300 random pairs a rate, τ = 1e-3 of frames about 1 across, against
 //!   the true box at 2,001 instants): in 2D every box within `τ` from
-//!   0.01 to 3 rad a step; in 3D all at 0.01 rad, about 0.8–0.86 of them
-//!   from 0.1 to 3 rad (`tests/narrow/spin.rs`).
+//!   0.01 to 3 rad a step; in 3D all at 0.01 rad, 0.90–0.97 of them from
+//!   0.1 to 3 rad (`tests/narrow/spin.rs`).
 
 use arrayvec::ArrayVec;
 
@@ -1034,12 +1034,12 @@ const MIDDLE_PIECES: usize = 4;
 
 /// Most pieces the box's refinement holds at once (beyond, a piece joins
 /// the box as it is).
-const BOX_PIECES: usize = 256;
+const BOX_PIECES: usize = 512;
 
 /// Most FMB tests [`intersect_spinning`] spends refining a contact's box
 /// (after the search for its ends; each halving is three: the two halves
 /// and the true frames at the middle instant).
-pub const MAX_BOX_TESTS: usize = 1024;
+pub const MAX_BOX_TESTS: usize = 2048;
 
 /// A contact's box while it is refined: `inner`, the part of the true box
 /// known (exact boxes of the true intersection at sampled instants);
