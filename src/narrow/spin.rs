@@ -29,7 +29,14 @@
 //! shape) that contains the true frame at every instant of `[t₀, t₁]`,
 //! and translates: FMB decides it exactly. It is within `(1 + κ)·ε` of
 //! the true frame (`κ·ε`: the farthest a vertex moves when the faces move
-//! out by `ε`).
+//! out by `ε`). Each face moves out by less where it can: a turn by `δ`
+//! about the axis `u` moves the points `w` (from the reference point) of
+//! a face with unit normal `n` along `n` by `sin δ·w·(n × u)` at first
+//! order, so the face needs only `h·S + ρ·h²/2` (plus the reference
+//! point's stray), `S` the frame's reach along `n × u` (fixed by the
+//! frame and the axis): a face across the axis moves at second order
+//! only, and every face by less than `ρ·h` unless `n × u` points along
+//! the frame's longest reach.
 //!
 //! **Refinement of the interval.** Where the two enclosures never meet,
 //! no contact is possible; so too where the true frames at a piece's
@@ -84,9 +91,14 @@
 //!   the frames' size) is still reported conservatively, with the flags
 //!   false; a box cut short (long contacts of fast turns, in 3D above all,
 //!   where a face of the box is often set by an edge crossing a face:
-//!   first order in the piece's length; thin simplices, whose enclosures'
-//!   corners stick out `κ·ε`) is the union of the pieces reached, with
-//!   `box_within_tolerance` false.
+//!   first order in the piece's length, so a face needs pieces of about
+//!   `τ` over the turn's speed near the instant it reaches farthest; thin
+//!   simplices, whose enclosures' corners stick out `κ·ε`) is the union
+//!   of the pieces reached, with `box_within_tolerance` false. Measured
+//!   (300 random pairs a rate, τ = 1e-3 of frames about 1 across, against
+//!   the true box at 2,001 instants): in 2D every box within `τ` from
+//!   0.01 to 3 rad a step; in 3D all at 0.01 rad, 0.90–0.97 of them from
+//!   0.1 to 3 rad (`tests/narrow/spin.rs`).
 
 use arrayvec::ArrayVec;
 
@@ -372,6 +384,13 @@ struct Mover<'a, const D: usize> {
     /// frame keeps them.
     row_norms: [f64; D],
     row_sum_norm: f64,
+    /// Per face (`0..D`: the faces across row `i` of `C⁻¹`, both sides
+    /// for a parallelepiped; `D`: a simplex's slanted face), how far the
+    /// frame reaches along `n × u` (`n` the face's unit normal, `u` the
+    /// axis; 2D: along the face) from the pivot (`[0]`) and from the
+    /// centre (`[1]`): the first-order rate at which a turn moves the face
+    /// out (see [`Mover::growth`]). Turning about `u` keeps them.
+    face_widths: [[f64; 4]; 2],
     /// `κ`: how far a vertex moves when every face moves out by one.
     kappa: f64,
     /// The round-off of a turned frame's coordinates: a few ulps of the
@@ -405,6 +424,7 @@ impl<'a, const D: usize> Mover<'a, D> {
         let scale = big(spin.pivot) + big(frame.origin()) + big(frame.velocity()) + pivot_radius * (1.0 + spin.angle());
         let slack = 1e-12 * size + 16.0 * f64::EPSILON * scale;
         let kappa = corner_factor(frame, &row_norms, row_sum_norm);
+        let face_widths = [&spin.pivot, &centre].map(|q| face_widths(frame, spin, q));
         Mover {
             frame,
             spin,
@@ -415,6 +435,7 @@ impl<'a, const D: usize> Mover<'a, D> {
             arm,
             row_norms,
             row_sum_norm,
+            face_widths,
             kappa,
             slack,
             arcs: frame.vertices().map(|v| arc(spin, &sub(&v, &spin.pivot))).collect(),
@@ -524,6 +545,29 @@ impl<'a, const D: usize> Mover<'a, D> {
         (centred, eps * (1.0 + 1e-12) + self.slack)
     }
 
+    /// How far each face of the enclosure on a sub-interval of length
+    /// `span` moves out (per face as in [`Mover::face_widths`]): the
+    /// smaller of the whole frame's `ε` ([`Mover::reference`]) and the
+    /// face's own bound. A point `w` (from the reference point) of the
+    /// frame at the middle angle, turned by `δ` (`|δ| ≤ h`) about `u`,
+    /// moves along the face's normal `n` by `sin δ·w·(n × u) + (1 − cos
+    /// δ)·n·(u × (u × w))`: at most `h·S + ρ·h²/2` (`S` the frame's reach
+    /// along `n × u`, `ρ` its reach from the reference point), plus the
+    /// reference point's own stray from its chord. A face across the
+    /// axis (`n` along `u`) moves at second order only.
+    fn growth(&self, span: f64) -> (bool, [f64; 4]) {
+        let (centred, eps) = self.reference(span);
+        if self.angle == 0.0 {
+            return (centred, [eps; 4]);
+        }
+        let h = 0.5 * self.angle * span;
+        let (rho, chord) =
+            if centred { (self.centre_radius, self.arm * h * h * (0.5 + h / 6.0)) } else { (self.pivot_radius, 0.0) };
+        let widths = &self.face_widths[usize::from(centred)];
+        let grow = widths.map(|s| ((s * h + 0.5 * rho * h * h + chord) * (1.0 + 1e-12) + self.slack).min(eps));
+        (centred, grow)
+    }
+
     /// The frame enclosing this one on `[t0, t1]`, as a frame translating
     /// over `[0, 1]`: turned to the middle angle, its reference point (see
     /// [`Mover::reference`]) moving in a straight line from where it is at
@@ -544,7 +588,7 @@ impl<'a, const D: usize> Mover<'a, D> {
             )
             .ok();
         }
-        let (centred, eps) = self.reference(span);
+        let (centred, grow) = self.growth(span);
         let (q0, velocity) = if centred {
             let q0 = self.spin.carry(&self.centre, &v, t0);
             (q0, sub(&self.spin.carry(&self.centre, &v, t1), &q0))
@@ -558,29 +602,31 @@ impl<'a, const D: usize> Mover<'a, D> {
         let comps = f.components().map(|c| apply(&turn, &c));
         // (R C)⁻¹ = C⁻¹ Rᵀ: each row of the inverse turns with the frame.
         let inv = f.inv().map(|row| apply(&turn, &row));
-        self.grown(origin, comps, inv, eps, velocity)
+        self.grown(origin, comps, inv, grow, velocity)
     }
 
-    /// The frame `(origin, comps, inv)` of this one's kind with every face
-    /// moved out by `e`: a parallelepiped's components lengthened, a
-    /// simplex enlarged about the point its faces move away from evenly.
+    /// The frame `(origin, comps, inv)` of this one's kind with each face
+    /// moved out by its `e` (per face as in [`Mover::face_widths`]): a
+    /// parallelepiped's components lengthened, a simplex enlarged (moving
+    /// a simplex's faces out by any amounts gives a simplex of the same
+    /// shape).
     fn grown(
         &self,
         origin: [f64; D],
         mut comps: [[f64; D]; D],
         mut inv: [[f64; D]; D],
-        e: f64,
+        e: [f64; 4],
         velocity: [f64; D],
     ) -> Option<Frame<D>> {
-        // Face `i` moves out by `e` in the local coordinate `Xᵢ` when `Xᵢ`
-        // changes by `e·|nᵢ|`.
-        let a: [f64; D] = self.row_norms.map(|n| e * n);
+        // Face `i` moves out by `eᵢ` in the local coordinate `Xᵢ` when `Xᵢ`
+        // changes by `eᵢ·|nᵢ|`.
+        let a: [f64; D] = std::array::from_fn(|i| e[i] * self.row_norms[i]);
         let origin = std::array::from_fn(|k| origin[k] - (0..D).map(|i| a[i] * comps[i][k]).sum::<f64>());
         let kind = self.frame.kind();
         for i in 0..D {
             let scale = match kind {
                 FrameKind::Cuboid => 1.0 + 2.0 * a[i],
-                FrameKind::Tetrahedron => 1.0 + e * self.row_sum_norm + a.iter().sum::<f64>(),
+                FrameKind::Tetrahedron => 1.0 + e[D] * self.row_sum_norm + a.iter().sum::<f64>(),
             };
             comps[i] = comps[i].map(|x| x * scale);
             inv[i] = inv[i].map(|x| x / scale);
@@ -601,6 +647,31 @@ impl<'a, const D: usize> Mover<'a, D> {
         let inv = f.inv().map(|row| apply(&turn, &row));
         Frame::from_inverse(f.kind(), origin, comps, inv, [0.0; D], f.reach_bound()).ok()
     }
+}
+
+/// Per face of `f` (rows `0..D` of `C⁻¹`; `D`: their sum, a simplex's
+/// slanted face), the largest `|(v − q)·(n × u)|` over its vertices `v`,
+/// `n` the face's unit normal, `u` the spin's axis (2D: out of the
+/// plane): the face's first-order growth per radian of turn about `q`.
+fn face_widths<const D: usize>(f: &Frame<D>, spin: &Spin<D>, q: &[f64; D]) -> [f64; 4] {
+    let angle = spin.angle();
+    if angle == 0.0 {
+        return [0.0; 4];
+    }
+    let u: [f64; 3] = if D == 2 { [0.0, 0.0, 1.0] } else { spin.rate.map(|x| x / angle) };
+    let inv = f.inv();
+    let sum: [f64; D] = std::array::from_fn(|k| inv.iter().map(|row| row[k]).sum::<f64>());
+    let mut widths = [0.0; 4];
+    for (i, w) in widths.iter_mut().enumerate().take(D + 1) {
+        let row = if i < D { &inv[i] } else { &sum };
+        let len = norm(row);
+        let n: [f64; 3] = std::array::from_fn(|k| if k < D { row[k] / len } else { 0.0 });
+        let along = [n[1] * u[2] - n[2] * u[1], n[2] * u[0] - n[0] * u[2], n[0] * u[1] - n[1] * u[0]];
+        // Unit within round-off: a relative margin keeps the bound.
+        *w = f.vertices().map(|v| (0..D).map(|k| (v[k] - q[k]) * along[k]).sum::<f64>().abs()).fold(0.0, f64::max)
+            * (1.0 + 1e-12);
+    }
+    widths
 }
 
 /// `κ`: the largest distance a vertex of `f` moves when every face moves
@@ -963,12 +1034,12 @@ const MIDDLE_PIECES: usize = 4;
 
 /// Most pieces the box's refinement holds at once (beyond, a piece joins
 /// the box as it is).
-const BOX_PIECES: usize = 64;
+const BOX_PIECES: usize = 512;
 
 /// Most FMB tests [`intersect_spinning`] spends refining a contact's box
 /// (after the search for its ends; each halving is three: the two halves
 /// and the true frames at the middle instant).
-pub const MAX_BOX_TESTS: usize = 256;
+pub const MAX_BOX_TESTS: usize = 2048;
 
 /// A contact's box while it is refined: `inner`, the part of the true box
 /// known (exact boxes of the true intersection at sampled instants);
@@ -1010,14 +1081,24 @@ impl<const D: usize> Boxes<D> {
     }
 
     /// The piece that reaches farthest beyond the bound on some face, if
-    /// any does.
-    fn widest(&self) -> Option<usize> {
+    /// any does. Pieces now within the bound are settled on the way (the
+    /// bound only grows, so they stay within it): the scan stays as short
+    /// as the pieces still to refine.
+    fn widest(&mut self) -> Option<usize> {
         let bound = self.bound();
         let beyond = |p: &Piece<D>| {
             (0..D)
                 .map(|k| (p.aabb.max[k] - bound.max[k]).max(bound.min[k] - p.aabb.min[k]))
                 .fold(f64::NEG_INFINITY, f64::max)
         };
+        let kept = &mut self.kept;
+        self.pieces.retain(|p| {
+            let settled = beyond(p) <= 0.0;
+            if settled {
+                *kept = kept.union(&p.aabb);
+            }
+            !settled
+        });
         let (i, by) = self
             .pieces
             .iter()
@@ -1056,4 +1137,60 @@ fn swept_box<const D: usize>(m: &Mover<'_, D>, t0: f64, t1: f64) -> Aabb<D> {
     let at = |t: f64| -> [f64; D] { std::array::from_fn(|k| m.spin.pivot[k] + t * v[k]) };
     let (p, q) = (at(t0), at(t1));
     Aabb { min: std::array::from_fn(|k| p[k].min(q[k]) - r), max: std::array::from_fn(|k| p[k].max(q[k]) + r) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// How many sampled vertices of the true frame lie outside the
+    /// enclosure of their piece, each face moved out by its own growth
+    /// ([`Mover::growth`]) with the per-face widths scaled by `scale`
+    /// (1: as built). Random frames of both kinds and velocities, pivots
+    /// near and far, turns of 0.01 to 3 rad a step about random axes,
+    /// pieces from the whole step to a 1,024th, 33 instants a piece.
+    fn outside<const D: usize>(seed: u64, scale: f64) -> usize {
+        let mut r = ChaCha8Rng::seed_from_u64(seed);
+        let mut out = 0;
+        for _ in 0..400 {
+            let kind = if r.random_bool(0.5) { FrameKind::Cuboid } else { FrameKind::Tetrahedron };
+            let o: [f64; D] = std::array::from_fn(|_| r.random_range(-1.5..1.5));
+            let c: [[f64; D]; D] = std::array::from_fn(|_| std::array::from_fn(|_| r.random_range(-1.0..1.0)));
+            let Ok(f) = Frame::new(kind, o, c) else { continue };
+            let f = f.with_velocity(std::array::from_fn(|_| r.random_range(-2.0..2.0))).expect("valid");
+            let reach = if r.random_bool(0.3) { 4.0 } else { 0.5 };
+            let pivot: [f64; D] = std::array::from_fn(|k| o[k] + r.random_range(-reach..reach));
+            let angle = [0.01, 0.1, 0.5, 1.0, 3.0][r.random_range(0..5)] * if r.random_bool(0.5) { 1.0 } else { -1.0 };
+            let axis: [f64; 3] = std::array::from_fn(|_| r.random_range(-1.0..1.0));
+            let n = norm(&axis).max(1e-9);
+            let rate = if D == 2 { [0.0, 0.0, angle] } else { axis.map(|x| x / n * angle) };
+            let spin = Spin::from_parts(pivot, rate);
+            let mut m = Mover::new(&f, &spin);
+            m.face_widths = m.face_widths.map(|w| w.map(|x| x * scale));
+            let span = 0.5_f64.powi(r.random_range(0..=10));
+            let t0 = r.random_range(0.0..=1.0 - span);
+            let e = m.enclosure(t0, t0 + span).expect("in range");
+            for k in 0..=32 {
+                let s = k as f64 / 32.0;
+                for v in spin.frame_at(&f, t0 + s * span).expect("in range").vertices() {
+                    if !e.contains_point(&v, s) {
+                        out += 1;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn enclosures_grown_face_by_face_hold_the_true_frame() {
+        assert_eq!(outside::<2>(1, 1.0), 0);
+        assert_eq!(outside::<3>(2, 1.0), 0);
+        // The widths are tight: scaled down, the enclosures miss vertices
+        // (the test can fail).
+        assert!(outside::<2>(1, 0.8) > 0);
+        assert!(outside::<3>(2, 0.8) > 0);
+    }
 }
