@@ -993,35 +993,26 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         Ok(())
     }
 
-    /// A new split from every owned body's reference point and frame count
-    /// (made the world's once the bodies have moved).
+    /// A new split from the owned bodies' reference points and frame
+    /// counts, by reductions of histograms ([`Regions::bisect_among`]:
+    /// no rank gathers the points), each cut within an eighth of the
+    /// imbalance allowed of the mean (made the world's once the bodies
+    /// have moved).
     fn split(&mut self) -> Result<Regions<D>, DistributedError> {
         let mine = self.injected("split").and_then(|()| self.split_points());
-        let mut points: Vec<(u64, [f64; D], u64)> = self
-            .gather_checked(mine)?
-            .iter()
-            .flat_map(|w| {
-                w.chunks_exact(2 + D)
-                    .map(|c| (c[0], std::array::from_fn(|k| f64::from_bits(c[2 + k])), c[1]))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        points.sort_unstable_by_key(|p| p.0);
-        let weighted: Vec<([f64; D], u64)> = points.iter().map(|&(_, p, w)| (p, w)).collect();
-        Ok(Regions::bisect(&weighted, self.comm.size()))
+        let failed = mine.as_ref().map(|_| ()).map_err(Clone::clone);
+        self.agree(failed)?;
+        let points = mine?;
+        Ok(Regions::bisect_among(&self.comm, &points, self.imbalance / 8.0))
     }
 
-    /// This rank's share of a split: id, frame count and reference point
+    /// This rank's share of a split: the reference point and frame count
     /// of every owned body.
-    fn split_points(&self) -> Result<Vec<u64>, DistributedError> {
-        let mut mine = Vec::new();
-        let mut ids: Vec<&u64> = self.owned.keys().collect();
-        ids.sort_unstable();
-        for &id in ids {
-            let b = self.world.body(self.owned[&id])?;
-            mine.push(id);
-            mine.push(b.frames.len() as u64);
-            mine.extend(b.pose.translation().map(f64::to_bits));
+    fn split_points(&self) -> Result<Vec<([f64; D], u64)>, DistributedError> {
+        let mut mine = Vec::with_capacity(self.owned.len());
+        for &h in self.owned.values() {
+            let b = self.world.body(h)?;
+            mine.push((b.pose.translation(), b.frames.len() as u64));
         }
         Ok(mine)
     }
