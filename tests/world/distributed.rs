@@ -118,7 +118,10 @@ fn distributed<const D: usize>(ops: &[Op<D>], config: WorldConfig, ranks: usize)
 }
 
 fn run_rank<const D: usize, C: Comm>(comm: C, ops: &[Op<D>], config: WorldConfig) -> (Answers, Work) {
-    let mut world = DistributedWorld::<D, C>::new(comm, config);
+    run_world(&mut DistributedWorld::<D, C>::new(comm, config), ops)
+}
+
+fn run_world<const D: usize, C: Comm>(world: &mut DistributedWorld<D, C>, ops: &[Op<D>]) -> (Answers, Work) {
     let mut out = Vec::new();
     let mut owned = Vec::new();
     for op in ops {
@@ -135,7 +138,7 @@ fn run_rank<const D: usize, C: Comm>(comm: C, ops: &[Op<D>], config: WorldConfig
                 let st = world.stats();
                 owned.push([st.migrated_in, st.ghost_frames, usize::from(st.rebalanced)]);
                 let keys: Vec<Key> = all.iter().map(key).collect();
-                let (pairs, events) = gathered_pairs_and_events(&world);
+                let (pairs, events) = gathered_pairs_and_events(world);
                 assert!(keys.windows(2).all(|w| w[0] < w[1]), "a pair reported twice");
                 let kept: &Vec<(u64, u64)> = &pairs;
                 assert!(kept.windows(2).all(|w| w[0] < w[1]), "a body pair kept by two ranks");
@@ -861,4 +864,66 @@ fn body_pairs_found_on_two_ranks_and_across_migrations_equal_one_world() {
     assert!(left[0][1].contains(&(8, 9)) && right[last][1].contains(&(8, 9)));
     // 7 moves, 6 stays: the keeper stays left, the contacts go right.
     assert!(left[last][1].contains(&(6, 7)) && right[last][0].contains(&(6, 7)));
+}
+
+/// A scene's bodies loaded by one rank (`insert_from`: each body sent
+/// once to its keeper; a second batch after the first split goes to the
+/// regions' owners), then stepped: one `World`'s answers on 1 to 4 ranks,
+/// from any root; a bad body in a batch leaves no body on any rank.
+#[test]
+fn bodies_loaded_from_one_rank_equal_one_world() {
+    let ops = scene::<3>(21, 300, 30.0, &[1.0, 2.5], 0.2, 6);
+    let loaded = ops.iter().take_while(|op| matches!(op, Op::Insert(_))).count();
+    // The first batch before any step, a second one after the first step.
+    let mut late: Vec<Op<3>> = ops[..loaded].to_vec();
+    let late_bodies: Vec<Body<3>> = (0..40)
+        .map(|i| {
+            let f = Frame::from_aabb([0.0; 3], [1.5; 3]).unwrap();
+            Body::moving(vec![f]).with_pose(Pose::from_translation([f64::from(i) * 0.7, 15.0, 15.0]).unwrap())
+        })
+        .collect();
+    late.push(ops[loaded].clone());
+    late.extend(late_bodies.iter().cloned().map(Op::Insert));
+    late.extend(ops[loaded + 1..].iter().cloned());
+    let want = single(&late, WorldConfig::default());
+    let batch: Vec<Body<3>> =
+        ops[..loaded].iter().map(|op| if let Op::Insert(b) = op { b.clone() } else { unreachable!() }).collect();
+    for ranks in 1..=4 {
+        let root = ranks - 1;
+        let runs: Vec<(Answers, Work)> = std::thread::scope(|s| {
+            let handles: Vec<_> = LocalComm::group(ranks)
+                .into_iter()
+                .map(|comm| {
+                    let (batch, late_bodies, rest) = (&batch, &late_bodies, &ops[loaded..]);
+                    s.spawn(move || {
+                        let me = comm.rank();
+                        let mut world = DistributedWorld::<3, _>::new(comm, WorldConfig::default());
+                        let mine = |b: &Vec<Body<3>>| if me == root { b.clone() } else { Vec::new() };
+                        // A bad body: nothing inserted anywhere.
+                        let mut bad = mine(batch);
+                        if me == root {
+                            bad.insert(7, Body::moving(vec![]));
+                        }
+                        let e = world.insert_from(root, bad).unwrap_err();
+                        assert!(matches!(e, DistributedError::OnRank { rank, .. } if rank == root), "{e:?}");
+                        assert_eq!(world.len(), 0);
+                        let handles = world.insert_from(root, mine(batch)).expect("valid bodies");
+                        assert_eq!(handles.len(), batch.len());
+                        let (mut answers, _) = run_world(&mut world, &rest[..1]);
+                        world.insert_from(root, mine(late_bodies)).expect("valid bodies");
+                        let (more, work) = run_world(&mut world, &rest[1..]);
+                        answers.extend(more);
+                        (answers, work)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+        });
+        for (rank, (got, _)) in runs.into_iter().enumerate() {
+            assert_eq!(got.len(), want.len());
+            for (step, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{ranks} ranks, rank {rank}, step {step}");
+            }
+        }
+    }
 }

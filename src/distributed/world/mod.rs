@@ -15,6 +15,7 @@ use crate::world::{Body, BodyHandle, Motion, Pose, Runaway, World, WorldConfig};
 mod agree;
 mod alone;
 mod ghosts;
+mod load;
 mod pairs;
 mod wire;
 
