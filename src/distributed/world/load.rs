@@ -17,9 +17,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     ///
     /// # Errors
     /// [`DistributedError::OnRank`] naming the root for a body it refuses
-    /// (the cause names the body's index in `bodies`), or naming a keeper
-    /// that could not take its bodies; [`DistributedError::OnRank`] for a
-    /// `root` that is not a rank. Then no body is inserted, on any rank.
+    /// (the cause names the body's index in `bodies`), for a batch past
+    /// what one exchange carries (2³¹ words: about 39M one-box bodies in
+    /// 3D; load such a scene in parts), or naming a keeper that could not
+    /// take its bodies; [`DistributedError::OnRank`] for a `root` that is
+    /// not a rank. Then no body is inserted, on any rank.
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, GlobalHandle, LocalComm};
@@ -63,6 +65,12 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 }
                 count += 1;
             }
+        }
+        // An exchange carries fewer than 2³¹ words a rank (MPI's counts).
+        let words: usize = out.iter().map(Vec::len).sum();
+        if sent.is_ok() && words > i32::MAX as usize {
+            let cause = format!("a batch of {words} words, past the 2^31 an exchange carries: load it in parts");
+            sent = Err(DistributedError::OnRank { rank: me, cause });
         }
         self.agree(sent)?;
         // The count from the root alone: the others pass 0.
