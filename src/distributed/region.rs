@@ -39,7 +39,7 @@ impl<const D: usize> Regions<D> {
     /// (collective: every rank passes its own points), without gathering
     /// them: at each level of the bisection, reductions of every part's
     /// weight and box, then of a histogram of its points along the
-    /// longest axis ([`BINS`] bins), refined within the bin where the
+    /// longest axis (64 bins), refined within the bin where the
     /// left share's weight is reached until that bin weighs at most
     /// `slack` times the mean weight of a rank (or cannot be narrowed);
     /// the cut is the bin edge nearer the share. A few words a part and
@@ -275,7 +275,7 @@ fn split<const D: usize>(
 
 /// Bins of a split's histogram, and the most rounds of refinement a level
 /// (`BINS^ROUNDS` ≈ 10¹⁴: a cut within 10⁻¹⁴ of a part's extent).
-pub const BINS: usize = 64;
+const BINS: usize = 64;
 const ROUNDS: usize = 8;
 /// A point whose part is settled.
 const NONE: usize = usize::MAX;
