@@ -6,8 +6,10 @@
 //! mpirun -np 4 fmbgrid-mpi check SCENE.toml [--steps N]  # rank 0 also steps one World and compares
 //! ```
 //!
-//! Every rank loads the scene and inserts every body; each keeps its
-//! share (`fmbgrid::distributed`). `run` prints, on rank 0, ms per step
+//! Rank 0 alone reads and builds the scene and sends each body once to
+//! the rank that keeps it (`DistributedWorld::insert_from`); the other
+//! ranks get the few numbers they need (dimension, dt, steps, cell size,
+//! name) from rank 0. `run` prints, on rank 0, ms per step
 //! (the slowest rank's, median), contacts, ghost fraction, bytes
 //! exchanged and load imbalance; `check` compares the gathered contacts
 //! with a single `World`'s after every step, bit for bit, and exits with
@@ -28,7 +30,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use fmbgrid::distributed::{Comm, DistributedWorld, GlobalContact, MpiComm};
 use fmbgrid::scene::Scene;
-use fmbgrid::{Body, World};
+use fmbgrid::{Body, ContactDetail, World, WorldConfig};
 
 /// A scene stepped by a world split across MPI processes.
 #[derive(Parser, Debug)]
@@ -102,9 +104,17 @@ fn main() -> ExitCode {
         Command::Run { path, steps, faults } => (path, steps, false, faults),
         Command::Check { path, steps, faults } => (path, Some(steps), true, faults),
     };
-    // Every rank reads the scene: an error is the same on all of them.
-    let scene = match Scene::load(&path) {
-        Ok(s) => s,
+    // Rank 0 alone reads and builds the scene; the others learn what they
+    // need (dimension, dt, steps, cell size, name, or the error) in one
+    // small gather, and get their bodies from rank 0, each once.
+    let built = (comm.rank() == 0).then(|| load(&path));
+    let head = match &built {
+        Some(Ok((head, _))) => head.words(),
+        Some(Err(e)) => [vec![1], text_words(e)].concat(),
+        None => Vec::new(),
+    };
+    let head = match Head::from_words(comm.all_gather(head).first().map_or(&[][..], |w| &w[..])) {
+        Ok(head) => head,
         Err(e) => {
             if comm.rank() == 0 {
                 eprintln!("fmbgrid-mpi: {e}");
@@ -112,10 +122,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let steps = steps.unwrap_or(scene.steps());
-    let outcome = match scene.dimension() {
-        2 => scene.build_2d().map_err(|e| e.to_string()).and_then(|w| go(comm, &scene, &w, steps, check, &faults)),
-        _ => scene.build_3d().map_err(|e| e.to_string()).and_then(|w| go(comm, &scene, &w, steps, check, &faults)),
+    let steps = steps.unwrap_or(head.steps);
+    let outcome = match built.and_then(Result::ok).map(|(_, b)| b) {
+        Some(Built::Two(bodies)) => go(comm, &head, bodies, steps, check, &faults),
+        Some(Built::Three(bodies)) => go(comm, &head, bodies, steps, check, &faults),
+        None if head.dimension == 2 => go::<2>(comm, &head, Vec::new(), steps, check, &faults),
+        None => go::<3>(comm, &head, Vec::new(), steps, check, &faults),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
@@ -128,19 +140,99 @@ fn main() -> ExitCode {
     }
 }
 
+/// A scene's bodies, built by rank 0 (the built world itself is dropped).
+enum Built {
+    Two(Vec<Body<2>>),
+    Three(Vec<Body<3>>),
+}
+
+/// What every rank needs of the scene besides its bodies.
+struct Head {
+    dimension: usize,
+    dt: f64,
+    steps: usize,
+    cell_size: Option<f64>,
+    name: String,
+}
+
+impl Head {
+    /// As words: 0 (no error), then the fields, then the name's bytes.
+    fn words(&self) -> Vec<u64> {
+        let cell = self.cell_size.map_or([0, 0], |c| [1, c.to_bits()]);
+        let fields = [0, self.dimension as u64, self.dt.to_bits(), self.steps as u64, cell[0], cell[1]];
+        [&fields[..], &text_words(&self.name)].concat()
+    }
+
+    /// The head, or rank 0's error, from rank 0's words.
+    fn from_words(w: &[u64]) -> Result<Head, String> {
+        match w {
+            [0, dimension, dt, steps, has_cell, cell, name @ ..] => Ok(Head {
+                dimension: *dimension as usize,
+                dt: f64::from_bits(*dt),
+                steps: *steps as usize,
+                cell_size: (*has_cell == 1).then(|| f64::from_bits(*cell)),
+                name: text_from_words(name),
+            }),
+            [1, text @ ..] => Err(text_from_words(text)),
+            _ => Err("rank 0 sent no scene".to_owned()),
+        }
+    }
+
+    /// The world's configuration, as the scene builds it.
+    fn config(&self) -> WorldConfig {
+        WorldConfig { cell_size: self.cell_size, detail: ContactDetail::ExactBox, ..WorldConfig::default() }
+    }
+}
+
+/// Reads and builds the scene (rank 0).
+fn load(path: &std::path::Path) -> Result<(Head, Built), String> {
+    let scene = Scene::load(path).map_err(|e| e.to_string())?;
+    let (built, cell_size) = match scene.dimension() {
+        2 => {
+            let w = scene.build_2d().map_err(|e| e.to_string())?;
+            (Built::Two(bodies_of(&w)), w.config().cell_size)
+        }
+        _ => {
+            let w = scene.build_3d().map_err(|e| e.to_string())?;
+            (Built::Three(bodies_of(&w)), w.config().cell_size)
+        }
+    };
+    let head = Head {
+        dimension: scene.dimension(),
+        dt: scene.dt(),
+        steps: scene.steps(),
+        cell_size,
+        name: scene.name().to_owned(),
+    };
+    Ok((head, built))
+}
+
+fn bodies_of<const D: usize>(world: &World<D>) -> Vec<Body<D>> {
+    world.bodies().map(|(_, b)| b.clone()).collect()
+}
+
+/// A text as words (its bytes, eight a word).
+fn text_words(text: &str) -> Vec<u64> {
+    text.as_bytes().chunks(8).map(|c| c.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b))).collect()
+}
+
+fn text_from_words(words: &[u64]) -> String {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).filter(|&b| b != 0).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 /// Steps the scene's bodies split across the ranks; true when every
 /// check passed.
 fn go<const D: usize>(
     comm: MpiComm,
-    scene: &Scene,
-    built: &World<D>,
+    head: &Head,
+    bodies: Vec<Body<D>>,
     steps: usize,
     check: bool,
     faults: &Faults,
 ) -> Result<bool, String> {
-    let bodies: Vec<Body<D>> = built.bodies().map(|(_, b)| b.clone()).collect();
     let (rank, ranks) = (comm.rank(), comm.size());
-    let config = built.config();
+    let config = head.config();
     let mut world = DistributedWorld::<D, _>::new(comm, config);
     if let Some((stage, skip)) = Faults::mine(&faults.fault, rank).and_then(|s| s.split_once(':')) {
         world.inject_fault(stage, skip.parse().map_err(|_| format!("--fault: bad SKIP {skip}"))?);
@@ -149,9 +241,12 @@ fn go<const D: usize>(
     let error = |what: String, start: Instant, e: fmbgrid::distributed::DistributedError| {
         format!("rank {rank}: {what} failed after {:.1} ms: {e}", start.elapsed().as_secs_f64() * 1e3)
     };
-    // One agreement for the whole scene, not one a body.
+    // Rank 0 sends each body once, to the rank that keeps it (one
+    // agreement for the whole scene). Rank 0 keeps the list for `check`.
     let start = Instant::now();
-    world.insert_many(bodies.iter().cloned()).map_err(|e| error("insert".to_owned(), start, e))?;
+    let kept = if check { bodies.clone() } else { Vec::new() };
+    world.insert_from(0, bodies).map_err(|e| error("insert".to_owned(), start, e))?;
+    let bodies = kept;
     // Rank 0's own world for `check`: the same bodies (the distributed
     // world took them all, so they are valid), compared step by step.
     let mut single = (check && rank == 0).then(|| {
@@ -169,7 +264,7 @@ fn go<const D: usize>(
             let _ = std::process::Command::new("kill").args(["-9", &std::process::id().to_string()]).status();
         }
         let start = Instant::now();
-        world.step(scene.dt()).map_err(|e| error(format!("step {}", step + 1), start, e))?;
+        world.step(head.dt).map_err(|e| error(format!("step {}", step + 1), start, e))?;
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let st = world.stats();
         // Collective: every rank gathers, in check mode only.
@@ -178,7 +273,7 @@ fn go<const D: usize>(
         if let Some((one, inserted)) = &mut single {
             // A failure here is rank 0's alone: counted, not returned, so
             // that every rank still reaches the collectives below.
-            let same = *inserted && one.step(scene.dt()).is_ok() && contacts == canonical(one);
+            let same = *inserted && one.step(head.dt).is_ok() && contacts == canonical(one);
             if same {
                 passed += 1;
             } else {
@@ -195,7 +290,7 @@ fn go<const D: usize>(
     }
     summary(&world, &rows, ranks);
     if check && rank == 0 {
-        println!("check {} on {ranks} ranks: {passed} passed, {failed} failed", scene.name());
+        println!("check {} on {ranks} ranks: {passed} passed, {failed} failed", head.name);
     }
     // Every rank exits alike: the verdict is rank 0's.
     let verdict = world_verdict(&world, failed == 0);

@@ -84,6 +84,40 @@ pub trait Comm {
         self.all_gather(vec![mine]).iter().filter_map(|w| w.first().copied()).fold(0, u64::saturating_add)
     }
 
+    /// The sums, element by element, of every rank's `mine` (saturating;
+    /// every rank passes as many words), on every rank (`MpiComm` makes it
+    /// one `MPI_Allreduce`): the histograms of a split.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{Comm, LocalComm};
+    /// let comm = LocalComm::group(1).pop().unwrap();
+    /// assert_eq!(comm.all_sum_each(&[5, 7]), [5, 7]);
+    /// ```
+    fn all_sum_each(&self, mine: &[u64]) -> Vec<u64> {
+        let mut sum = vec![0u64; mine.len()];
+        for words in self.all_gather(mine.to_vec()) {
+            sum.iter_mut().zip(&words).for_each(|(s, w)| *s = s.saturating_add(*w));
+        }
+        sum
+    }
+
+    /// The largest, element by element, of every rank's `mine` (every rank
+    /// passes as many words), on every rank (`MpiComm` makes it one
+    /// `MPI_Allreduce`).
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{Comm, LocalComm};
+    /// let comm = LocalComm::group(1).pop().unwrap();
+    /// assert_eq!(comm.all_max_each(&[5, 7]), [5, 7]);
+    /// ```
+    fn all_max_each(&self, mine: &[u64]) -> Vec<u64> {
+        let mut max = mine.to_vec();
+        for words in self.all_gather(mine.to_vec()) {
+            max.iter_mut().zip(&words).for_each(|(m, w)| *m = (*m).max(*w));
+        }
+        max
+    }
+
     /// The largest of every rank's `mine`, on every rank (the agreement on
     /// an error flag; `MpiComm` makes it one `MPI_Allreduce`).
     ///
@@ -307,6 +341,22 @@ impl Comm for MpiComm {
         let mut sum = 0u64;
         self.world.all_reduce_into(&mine, &mut sum, SystemOperation::sum());
         sum
+    }
+
+    fn all_sum_each(&self, mine: &[u64]) -> Vec<u64> {
+        use mpi::collective::SystemOperation;
+        use mpi::traits::CommunicatorCollectives;
+        let mut sum = vec![0u64; mine.len()];
+        self.world.all_reduce_into(mine, &mut sum[..], SystemOperation::sum());
+        sum
+    }
+
+    fn all_max_each(&self, mine: &[u64]) -> Vec<u64> {
+        use mpi::collective::SystemOperation;
+        use mpi::traits::CommunicatorCollectives;
+        let mut max = vec![0u64; mine.len()];
+        self.world.all_reduce_into(mine, &mut max[..], SystemOperation::max());
+        max
     }
 
     fn exchange(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {

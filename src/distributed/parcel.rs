@@ -50,6 +50,28 @@ pub(crate) fn decode<const D: usize>(words: &[u64]) -> Result<Vec<Parcel<D>>, Wo
     Ok(parcels)
 }
 
+/// Frames a migration's buffer to one rank: `words` (the parcels) headed
+/// by their count and followed by `state` (the state of the migrating
+/// bodies' body pairs, in threes); left empty when both are.
+pub(crate) fn frame_migration(words: &mut Vec<u64>, state: &[u64]) {
+    if words.is_empty() && state.is_empty() {
+        return;
+    }
+    words.insert(0, words.len() as u64);
+    words.extend_from_slice(state);
+}
+
+/// The parcels' words and the pair state of a buffer [`frame_migration`]
+/// framed (an empty buffer: nothing).
+pub(crate) fn unframe_migration(words: &[u64]) -> Result<(&[u64], &[u64]), WorldError> {
+    let Some((&n, rest)) = words.split_first() else { return Ok((&[], &[])) };
+    let n = usize::try_from(n).map_err(|_| BAD)?;
+    if n > rest.len() || (rest.len() - n) % 3 != 0 {
+        return Err(BAD);
+    }
+    Ok(rest.split_at(n))
+}
+
 /// A body's motion for its ghosts: velocity, turn, and the pose when the
 /// owner placed the body anew.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -118,7 +118,10 @@ fn distributed<const D: usize>(ops: &[Op<D>], config: WorldConfig, ranks: usize)
 }
 
 fn run_rank<const D: usize, C: Comm>(comm: C, ops: &[Op<D>], config: WorldConfig) -> (Answers, Work) {
-    let mut world = DistributedWorld::<D, C>::new(comm, config);
+    run_world(&mut DistributedWorld::<D, C>::new(comm, config), ops)
+}
+
+fn run_world<const D: usize, C: Comm>(world: &mut DistributedWorld<D, C>, ops: &[Op<D>]) -> (Answers, Work) {
     let mut out = Vec::new();
     let mut owned = Vec::new();
     for op in ops {
@@ -135,7 +138,7 @@ fn run_rank<const D: usize, C: Comm>(comm: C, ops: &[Op<D>], config: WorldConfig
                 let st = world.stats();
                 owned.push([st.migrated_in, st.ghost_frames, usize::from(st.rebalanced)]);
                 let keys: Vec<Key> = all.iter().map(key).collect();
-                let (pairs, events) = gathered_pairs_and_events(&world);
+                let (pairs, events) = gathered_pairs_and_events(world);
                 assert!(keys.windows(2).all(|w| w[0] < w[1]), "a pair reported twice");
                 let kept: &Vec<(u64, u64)> = &pairs;
                 assert!(kept.windows(2).all(|w| w[0] < w[1]), "a body pair kept by two ranks");
@@ -735,4 +738,192 @@ fn parked_runaways_equal_one_world() {
     }
     let config = WorldConfig::default().with_runaway(Runaway::Park);
     check(&ops, config);
+}
+
+/// A box of `size` at `at` (its corner), in body coordinates.
+fn boxed(at: [f64; 2], size: [f64; 2]) -> Frame<2> {
+    Frame::from_aabb(at, [at[0] + size[0], at[1] + size[1]]).unwrap()
+}
+
+/// Bodies placed to test where body pairs are kept, two ranks split at
+/// x = 1 (fillers far above make the cut; ids in comments):
+/// - pairs of two-frame bodies spanning the cut, in contact at both ends,
+///   so that each of the two ranks finds one contact of the pair: (0, 1)
+///   with the keeper's (the owner of 0, left) contact lasting longer than
+///   the other rank's, (2, 3) with the keeper's (right) ending first;
+/// - bodies that migrate while in contact: 4 slides right along the
+///   fixed bar 5 (the keeper, the owner of 4, moves), 7 slides right
+///   along the fixed bar 6 (the keeper stays, the contacts move), 8 and 9
+///   move right together (both migrate, one step apart), 10 slides left
+///   along the fixed bar 11 (the keeper moves right to left).
+fn pairs_across_ranks() -> Vec<Op<2>> {
+    let moving = |frames, at, v| {
+        Op::Insert(Body::moving(frames).with_pose(Pose::from_translation(at).unwrap()).with_velocity(v))
+    };
+    let fixed = |frames, at| Op::Insert(Body::fixed(frames).with_pose(Pose::from_translation(at).unwrap()));
+    let up = [0.0, 1.0];
+    let mut ops = vec![
+        fixed(vec![boxed([-11.0, 0.0], [2.0, 1.0]), boxed([9.0, 0.0], [2.0, 1.0])], [-1.0, 0.0]),
+        moving(vec![boxed([-12.5, 0.5], [2.0, 1.0]), boxed([6.5, 0.9], [2.0, 1.0])], [1.0, 0.0], up),
+        fixed(vec![boxed([-13.0, 0.0], [2.0, 1.0]), boxed([7.0, 0.0], [2.0, 1.0])], [1.0, 10.0]),
+        moving(vec![boxed([-10.5, 0.5], [2.0, 1.0]), boxed([8.5, 0.9], [2.0, 1.0])], [-1.0, 10.0], up),
+        moving(vec![boxed([-0.5, -0.5], [1.0, 1.0])], [-3.0, 20.5], [8.0, 0.0]),
+        fixed(vec![boxed([-19.0, 0.0], [40.0, 1.0])], [-1.0, 20.0]),
+        fixed(vec![boxed([-19.0, 0.0], [40.0, 1.0])], [-1.0, 30.0]),
+        moving(vec![boxed([-0.5, -0.5], [1.0, 1.0])], [-3.0, 30.5], [8.0, 0.0]),
+        moving(vec![boxed([-1.0, -1.0], [2.0, 2.0])], [-3.0, 40.0], [8.0, 0.0]),
+        moving(vec![boxed([-1.0, -1.0], [2.0, 2.0])], [-2.5, 40.5], [8.0, 0.0]),
+        moving(vec![boxed([-0.5, -0.5], [1.0, 1.0])], [3.0, 50.5], [-8.0, 0.0]),
+        fixed(vec![boxed([-21.0, 0.0], [40.0, 1.0])], [1.0, 50.0]),
+    ];
+    // Frames left of the cut: 10 (bodies 0, 3, 4 to 9); right: 6. The
+    // fillers even them out, so the weighted median cuts at x = 1.
+    let filler = |x: f64| fixed(vec![boxed([0.0, 0.0], [0.5, 0.5])], [x, 100.0]);
+    ops.extend((0..100).map(|i| filler(-80.0 + 0.75 * f64::from(i))));
+    ops.extend((0..104).map(|i| filler(5.0 + 0.72 * f64::from(i))));
+    ops.extend((0..8).map(|_| Op::Step(0.25)));
+    ops
+}
+
+/// What each of two ranks did at each step: the body pairs of its own
+/// contacts, and the body pairs it keeps.
+type Kept = Vec<[Vec<(u64, u64)>; 2]>;
+
+fn kept_on_two_ranks(ops: &[Op<2>]) -> Vec<Kept> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = LocalComm::group(2)
+            .into_iter()
+            .map(|comm| {
+                s.spawn(move || {
+                    let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+                    let mut out = Vec::new();
+                    for op in ops {
+                        run_ops(&mut world, std::slice::from_ref(op)).expect("valid ops");
+                        if let Op::Step(_) = op {
+                            let mut own: Vec<(u64, u64)> =
+                                world.contacts().iter().map(|c| (c.a.body.0, c.b.body.0)).collect();
+                            own.dedup();
+                            let kept = world.body_pairs().iter().map(|&(a, b)| (a.0, b.0)).collect();
+                            out.push([own, kept]);
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+    })
+}
+
+/// Body pairs whose contacts two ranks find, and bodies that migrate
+/// while in contact: the body pairs and events are one `World`'s on 2 to
+/// 4 ranks; on two, the cases happen as built (each rank finds a contact
+/// of the pair, the keeper of a pair changes rank with its first body).
+#[test]
+fn body_pairs_found_on_two_ranks_and_across_migrations_equal_one_world() {
+    let ops = pairs_across_ranks();
+    let want = single(&ops, WorldConfig::default());
+    let pairs_at = |step: usize| &want[step].1;
+    let events = |p: (u64, u64)| -> Vec<(usize, bool)> {
+        (want.iter().enumerate())
+            .flat_map(|(s, w)| w.2.iter().filter(|e| (e.1, e.2) == p).map(move |e| (s, e.0)))
+            .collect()
+    };
+    // One World: the two-ended pairs start, outlive one end, then end; the
+    // sliding pairs stay in contact throughout.
+    for p in [(0, 1), (2, 3)] {
+        let e = events(p);
+        assert!(e.len() == 2 && e[0] == (0, true) && !e[1].1 && e[1].0 >= 2, "{p:?}: {e:?}");
+    }
+    for p in [(4, 5), (6, 7), (8, 9), (10, 11)] {
+        assert!((0..want.len()).all(|s| pairs_at(s).contains(&p)), "{p:?} not in contact throughout");
+        assert_eq!(events(p), [(0, true)], "{p:?}");
+    }
+    for ranks in 2..=4 {
+        for (rank, (got, _)) in distributed(&ops, WorldConfig::default(), ranks).into_iter().enumerate() {
+            assert_eq!(got, want, "{ranks} ranks, rank {rank}");
+        }
+    }
+    let ranks = kept_on_two_ranks(&ops);
+    let (left, right) = (&ranks[0], &ranks[1]);
+    for p in [(0, 1), (2, 3)] {
+        assert!(left[0][0].contains(&p) && right[0][0].contains(&p), "{p:?}: not found on both ranks");
+    }
+    // Kept by the owner of its first body, wherever the contacts are.
+    assert!(left[0][1].contains(&(0, 1)) && right[0][1].contains(&(2, 3)));
+    // (0, 1): the keeper's own contact outlives the other rank's; (2, 3):
+    // the keeper's ends first, and the other rank's claim keeps the pair.
+    let step = (1..want.len()).find(|&s| !right[s][0].contains(&(0, 1))).expect("the right end of (0, 1) parts");
+    assert!(left[step][1].contains(&(0, 1)));
+    let step = (1..want.len()).find(|&s| !right[s][0].contains(&(2, 3))).expect("the right end of (2, 3) parts");
+    assert!(left[step][0].contains(&(2, 3)) && right[step][1].contains(&(2, 3)), "step {step}");
+    // Migrations while in contact: 4 and 10 take their pairs along.
+    let last = want.len() - 1;
+    assert!(left[0][1].contains(&(4, 5)) && right[last][1].contains(&(4, 5)));
+    assert!(right[0][1].contains(&(10, 11)) && left[last][1].contains(&(10, 11)));
+    assert!(left[0][1].contains(&(8, 9)) && right[last][1].contains(&(8, 9)));
+    // 7 moves, 6 stays: the keeper stays left, the contacts go right.
+    assert!(left[last][1].contains(&(6, 7)) && right[last][0].contains(&(6, 7)));
+}
+
+/// A scene's bodies loaded by one rank (`insert_from`: each body sent
+/// once to its keeper; a second batch after the first split goes to the
+/// regions' owners), then stepped: one `World`'s answers on 1 to 4 ranks,
+/// from any root; a bad body in a batch leaves no body on any rank.
+#[test]
+fn bodies_loaded_from_one_rank_equal_one_world() {
+    let ops = scene::<3>(21, 300, 30.0, &[1.0, 2.5], 0.2, 6);
+    let loaded = ops.iter().take_while(|op| matches!(op, Op::Insert(_))).count();
+    // The first batch before any step, a second one after the first step.
+    let mut late: Vec<Op<3>> = ops[..loaded].to_vec();
+    let late_bodies: Vec<Body<3>> = (0..40)
+        .map(|i| {
+            let f = Frame::from_aabb([0.0; 3], [1.5; 3]).unwrap();
+            Body::moving(vec![f]).with_pose(Pose::from_translation([f64::from(i) * 0.7, 15.0, 15.0]).unwrap())
+        })
+        .collect();
+    late.push(ops[loaded].clone());
+    late.extend(late_bodies.iter().cloned().map(Op::Insert));
+    late.extend(ops[loaded + 1..].iter().cloned());
+    let want = single(&late, WorldConfig::default());
+    let batch: Vec<Body<3>> =
+        ops[..loaded].iter().map(|op| if let Op::Insert(b) = op { b.clone() } else { unreachable!() }).collect();
+    for ranks in 1..=4 {
+        let root = ranks - 1;
+        let runs: Vec<(Answers, Work)> = std::thread::scope(|s| {
+            let handles: Vec<_> = LocalComm::group(ranks)
+                .into_iter()
+                .map(|comm| {
+                    let (batch, late_bodies, rest) = (&batch, &late_bodies, &ops[loaded..]);
+                    s.spawn(move || {
+                        let me = comm.rank();
+                        let mut world = DistributedWorld::<3, _>::new(comm, WorldConfig::default());
+                        let mine = |b: &Vec<Body<3>>| if me == root { b.clone() } else { Vec::new() };
+                        // A bad body: nothing inserted anywhere.
+                        let mut bad = mine(batch);
+                        if me == root {
+                            bad.insert(7, Body::moving(vec![]));
+                        }
+                        let e = world.insert_from(root, bad).unwrap_err();
+                        assert!(matches!(e, DistributedError::OnRank { rank, .. } if rank == root), "{e:?}");
+                        assert_eq!(world.len(), 0);
+                        let handles = world.insert_from(root, mine(batch)).expect("valid bodies");
+                        assert_eq!(handles.len(), batch.len());
+                        let (mut answers, _) = run_world(&mut world, &rest[..1]);
+                        world.insert_from(root, mine(late_bodies)).expect("valid bodies");
+                        let (more, work) = run_world(&mut world, &rest[1..]);
+                        answers.extend(more);
+                        (answers, work)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+        });
+        for (rank, (got, _)) in runs.into_iter().enumerate() {
+            assert_eq!(got.len(), want.len());
+            for (step, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{ranks} ranks, rank {rank}, step {step}");
+            }
+        }
+    }
 }

@@ -30,7 +30,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         let received = self.exchange_near(out, planned)?;
         let taken = self.injected("ghosts-receive").and_then(|()| self.take_ghosts(&received));
         self.agree(taken)?;
-        for &(h, ref indices) in self.held.values() {
+        for &(h, ref indices, _) in self.held.values() {
             let (body, frames) = sure(self.world.placed_ref(h));
             record(&mut self.swept_at, h.index, self.swept.len());
             let turning = self.turning;
@@ -84,26 +84,26 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// Does what the other ranks told this one of their ghosts.
     fn take_ghosts(&mut self, received: &[Vec<u64>]) -> Result<(), DistributedError> {
         let mut inbox = Vec::new();
-        for words in received {
-            inbox.extend(parcel::decode_messages::<D>(words)?);
+        for (from, words) in received.iter().enumerate() {
+            inbox.extend(parcel::decode_messages::<D>(words)?.into_iter().map(|m| (from, m)));
         }
         // Drops first: a body that changed owner is dropped by the old one
         // and sent again by the new one in the same exchange.
-        for m in &inbox {
+        for (_, m) in &inbox {
             if let Message::Drop(id) = m {
                 self.drop_ghost(*id);
             }
         }
-        for m in inbox {
+        for (from, m) in inbox {
             match m {
                 Message::Ghost(p) => {
                     self.drop_ghost(p.id);
                     let h = self.world.insert_placed(p.placed)?;
                     self.name_slot(h.index, Some((p.id, Some(p.indices.clone()))));
-                    self.held.insert(p.id, (h, p.indices));
+                    self.held.insert(p.id, (h, p.indices, from));
                 }
                 Message::Motion(id, m) => {
-                    if let Some(&(h, _)) = self.held.get(&id) {
+                    if let Some(&(h, _, _)) = self.held.get(&id) {
                         self.world.sync_motion(h, m.velocity, m.turn, m.pose)?;
                     }
                 }
@@ -162,7 +162,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
 
     /// Drops the ghost of body `id`, if this rank holds one.
     pub(super) fn drop_ghost(&mut self, id: u64) {
-        if let Some((h, _)) = self.held.remove(&id) {
+        if let Some((h, _, _)) = self.held.remove(&id) {
             self.name_slot(h.index, None);
             sure(self.world.remove(h));
         }

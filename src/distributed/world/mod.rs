@@ -15,6 +15,8 @@ use crate::world::{Body, BodyHandle, Motion, Pose, Runaway, World, WorldConfig};
 mod agree;
 mod alone;
 mod ghosts;
+mod load;
+mod pairs;
 mod wire;
 
 #[doc(hidden)]
@@ -85,10 +87,11 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     /// none (one rank, bodies inserted in order, none removed), a local
     /// frame's global name needs no look-up.
     renamed: usize,
-    /// Ghosts held here, by global id: the local body and the indices of
-    /// its frames in the owner's body. They stay from step to step, moved
-    /// by the local world as the owner's world moves the body.
-    held: HashMap<u64, (BodyHandle, Vec<u32>)>,
+    /// Ghosts held here, by global id: the local body, the indices of its
+    /// frames in the owner's body, and the owner (the rank that sent it).
+    /// They stay from step to step, moved by the local world as the
+    /// owner's world moves the body.
+    held: HashMap<u64, (BodyHandle, Vec<u32>, usize)>,
     /// For each owned body, the ranks holding a ghost of it, and which
     /// frames.
     sent: HashMap<u64, Holders>,
@@ -113,12 +116,19 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     order: Vec<(u128, u32)>,
     order_spare: Vec<(u128, u32)>,
     spare: Vec<GlobalContact<D>>,
-    /// The body pairs this rank keeps (sorted), and how many ranks found
-    /// each in the last step.
+    /// The body pairs this rank keeps (sorted): those whose first body
+    /// (the lower id) it owns, found in the last step by some rank.
     pairs: Vec<(GlobalHandle, GlobalHandle)>,
-    kept: HashMap<(u64, u64), u32>,
+    /// Other ranks' claims on the pairs this rank keeps, sorted: (pair,
+    /// rank) when that rank found the pair among its own contacts in the
+    /// last step (this rank's own finds are `found`).
+    claims: Vec<((u64, u64), u32)>,
     /// The body pairs of this rank's own contacts in the last step, sorted.
     found: Vec<(u64, u64)>,
+    /// Of the step's own contacts, the body pairs whose first body is a
+    /// ghost here (kept elsewhere); and a spare for `found`.
+    ghost_first: Vec<(u64, u64)>,
+    found_spare: Vec<(u64, u64)>,
     events: Vec<GlobalEvent>,
     parked: Vec<GlobalHandle>,
     stats: StepStats,
@@ -170,8 +180,10 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             order_spare: Vec::new(),
             spare: Vec::new(),
             pairs: Vec::new(),
-            kept: HashMap::new(),
+            claims: Vec::new(),
             found: Vec::new(),
+            ghost_first: Vec::new(),
+            found_spare: Vec::new(),
             events: Vec::new(),
             parked: Vec::new(),
             stats: StepStats::default(),
@@ -552,8 +564,9 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     }
 
     /// The body pairs in contact in the last step that this rank keeps,
-    /// sorted: each pair is kept by one rank, fixed by the pair's ids (a
-    /// hash), whichever ranks found its contacts; every rank's together
+    /// sorted: each pair `(a, b)` is kept by the rank that owns body `a`
+    /// (the lower id), whichever ranks found its contacts (a neighbour
+    /// tells it; the pair's state moves with `a`); every rank's together
     /// are one [`World`]'s body pairs ([`DistributedWorld::gather_body_pairs`]).
     ///
     /// ```
@@ -843,7 +856,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 stopped.push((h, b.velocity, b.angular_velocity));
                 self.changed.entry(id).or_insert(false);
                 h
-            } else if let Some(&(h, _)) = self.held.get(&id) {
+            } else if let Some(&(h, _, _)) = self.held.get(&id) {
                 h
             } else {
                 continue;
@@ -893,8 +906,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             Some(_) => self.exchange_checked(out, prepared)?,
             None => self.exchange_near(out, prepared)?,
         };
-        let mut arrived: Vec<(u64, BodyHandle)> = Vec::new();
-        let taken = self.injected("migrate-receive").and_then(|()| self.take(&received, &mut arrived));
+        let (mut arrived, mut state) = (Vec::new(), Vec::new());
+        let taken = self.injected("migrate-receive").and_then(|()| self.take(&received, &mut arrived, &mut state));
         if let Err(e) = self.agree(taken) {
             for (_, h) in arrived {
                 sure(self.world.remove(h));
@@ -908,6 +921,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             self.name_slot(h.index, Some((id, None)));
             self.stats.migrated_in += 1;
         }
+        self.move_pairs(&leaving, &state);
         for (id, h) in leaving {
             self.owned.remove(&id);
             self.name_slot(h.index, None);
@@ -933,7 +947,9 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     }
 
     /// The parcels of the owned bodies whose reference point is in another
-    /// rank's region under `regions`, by rank, and those bodies.
+    /// rank's region under `regions`, by rank, each with the state of the
+    /// body pairs it keeps ([`DistributedWorld::pair_state`]), and those
+    /// bodies.
     fn parcels(
         &self,
         regions: &Regions<D>,
@@ -941,6 +957,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         leaving: &mut Vec<(u64, BodyHandle)>,
     ) -> Result<(), DistributedError> {
         let me = self.comm.rank();
+        let mut states = vec![Vec::new(); out.len()];
         for (&id, &h) in &self.owned {
             let to = regions.owner(&self.world.body(h)?.pose.translation());
             if to != me {
@@ -948,51 +965,55 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 let placed = self.world.placed(h)?;
                 let indices = (0..placed.frames.len() as u32).collect();
                 parcel::encode(&Parcel { id, indices, placed }, &mut out[to]);
+                self.pair_state(id, &mut states[to]);
             }
+        }
+        for (words, state) in out.iter_mut().zip(&states) {
+            parcel::frame_migration(words, state);
         }
         Ok(())
     }
 
-    /// Inserts the bodies that arrived (into `arrived`, to undo or keep).
-    fn take(&mut self, received: &[Vec<u64>], arrived: &mut Vec<(u64, BodyHandle)>) -> Result<(), DistributedError> {
+    /// Inserts the bodies that arrived (into `arrived`, to undo or keep),
+    /// and reads the state of their body pairs (into `state`, to take once
+    /// every rank has taken its arrivals).
+    fn take(
+        &mut self,
+        received: &[Vec<u64>],
+        arrived: &mut Vec<(u64, BodyHandle)>,
+        state: &mut Vec<[u64; 3]>,
+    ) -> Result<(), DistributedError> {
         for words in received {
-            for p in parcel::decode::<D>(words)? {
+            let (bodies, pairs) = parcel::unframe_migration(words)?;
+            for p in parcel::decode::<D>(bodies)? {
                 let h = self.world.insert_placed(p.placed)?;
                 arrived.push((p.id, h));
             }
+            state.extend(pairs.chunks_exact(3).map(|c| [c[0], c[1], c[2]]));
         }
         Ok(())
     }
 
-    /// A new split from every owned body's reference point and frame count
-    /// (made the world's once the bodies have moved).
+    /// A new split from the owned bodies' reference points and frame
+    /// counts, by reductions of histograms ([`Regions::bisect_among`]:
+    /// no rank gathers the points), each cut within an eighth of the
+    /// imbalance allowed of the mean (made the world's once the bodies
+    /// have moved).
     fn split(&mut self) -> Result<Regions<D>, DistributedError> {
         let mine = self.injected("split").and_then(|()| self.split_points());
-        let mut points: Vec<(u64, [f64; D], u64)> = self
-            .gather_checked(mine)?
-            .iter()
-            .flat_map(|w| {
-                w.chunks_exact(2 + D)
-                    .map(|c| (c[0], std::array::from_fn(|k| f64::from_bits(c[2 + k])), c[1]))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        points.sort_unstable_by_key(|p| p.0);
-        let weighted: Vec<([f64; D], u64)> = points.iter().map(|&(_, p, w)| (p, w)).collect();
-        Ok(Regions::bisect(&weighted, self.comm.size()))
+        let failed = mine.as_ref().map(|_| ()).map_err(Clone::clone);
+        self.agree(failed)?;
+        let points = mine?;
+        Ok(Regions::bisect_among(&self.comm, &points, self.imbalance / 8.0))
     }
 
-    /// This rank's share of a split: id, frame count and reference point
+    /// This rank's share of a split: the reference point and frame count
     /// of every owned body.
-    fn split_points(&self) -> Result<Vec<u64>, DistributedError> {
-        let mut mine = Vec::new();
-        let mut ids: Vec<&u64> = self.owned.keys().collect();
-        ids.sort_unstable();
-        for &id in ids {
-            let b = self.world.body(self.owned[&id])?;
-            mine.push(id);
-            mine.push(b.frames.len() as u64);
-            mine.extend(b.pose.translation().map(f64::to_bits));
+    fn split_points(&self) -> Result<Vec<([f64; D], u64)>, DistributedError> {
+        let mut mine = Vec::with_capacity(self.owned.len());
+        for &h in self.owned.values() {
+            let b = self.world.body(h)?;
+            mine.push((b.pose.translation(), b.frames.len() as u64));
         }
         Ok(mine)
     }
@@ -1003,6 +1024,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.world.step_into(dt, &mut contacts)?;
         let me = self.comm.rank();
         self.contacts.clear();
+        self.ghost_first.clear();
         for c in &contacts {
             let (Some(a), Some(b)) =
                 (self.global(c.a.body.index(), c.a.index), self.global(c.b.body.index(), c.b.index))
@@ -1021,7 +1043,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             if self.regions.as_ref().is_some_and(|r| r.owner(&point) != me) {
                 continue;
             }
-            let (a, b) = if a < b { (a, b) } else { (b, a) };
+            let (a, b, first) = if a < b { (a, b, c.a.body.index()) } else { (b, a, c.b.body.index()) };
+            // A ghost's pair is kept by its body's owner (`update_pairs`).
+            if matches!(self.ids.get(first as usize), Some(Some((_, Some(_))))) {
+                self.ghost_first.push((a.body.0, b.body.0));
+            }
             self.contacts.push(GlobalContact { a, b, aabb: c.aabb, time: c.time });
         }
         self.local = contacts;
@@ -1102,90 +1128,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         };
         Some(GlobalFrame { body: GlobalHandle(*id), index })
     }
-
-    /// The body pairs this rank keeps, and their events: each rank tells
-    /// the keeper of a pair (fixed by its ids, the same rank step after
-    /// step) only when the pair appears among or leaves its own contacts'
-    /// pairs; the keeper counts the ranks finding each of its pairs
-    /// (several for bodies of many frames) and reports a start when the
-    /// count leaves zero, an end when it comes back to it. Per-rank data:
-    /// what travels is the changes (events, and pairs whose contacts
-    /// changed owner), not the pairs.
-    fn update_pairs(&mut self) {
-        let size = self.comm.size();
-        let mut found: Vec<(u64, u64)> = self.contacts.iter().map(|c| (c.a.body.0, c.b.body.0)).collect();
-        found.sort_unstable();
-        found.dedup();
-        let mut out = vec![Vec::new(); size];
-        let mut tell = |kind: u64, (a, b): (u64, u64)| out[keeper(a, b, size)].extend([kind, a, b]);
-        // Both sorted: a merge of the old and the new.
-        let (old, new) = (&self.found, &found);
-        let (mut i, mut j) = (0, 0);
-        while i < old.len() || j < new.len() {
-            let gone = match (old.get(i), new.get(j)) {
-                (Some(o), Some(n)) if o == n => {
-                    (i, j) = (i + 1, j + 1);
-                    continue;
-                }
-                (Some(o), Some(n)) => o < n,
-                (Some(_), None) => true,
-                _ => false,
-            };
-            if gone {
-                tell(0, old[i]);
-                i += 1;
-            } else {
-                tell(1, new[j]);
-                j += 1;
-            }
-        }
-        self.found = found;
-        self.stats.words_sent += out.iter().map(Vec::len).sum::<usize>();
-        let mut before: HashMap<(u64, u64), u32> = HashMap::new();
-        for words in self.comm.exchange(out) {
-            for d in words.chunks_exact(3) {
-                let key = (d[1], d[2]);
-                let count = self.kept.entry(key).or_insert(0);
-                before.entry(key).or_insert(*count);
-                *count = if d[0] == 1 { *count + 1 } else { count.saturating_sub(1) };
-            }
-        }
-        let (mut started, mut ended) = (Vec::new(), Vec::new());
-        for (key, was) in before {
-            let now = self.kept.get(&key).copied().unwrap_or(0);
-            if now == 0 {
-                self.kept.remove(&key);
-            }
-            let pair = (GlobalHandle(key.0), GlobalHandle(key.1));
-            match (was, now) {
-                (0, 1..) => started.push(pair),
-                (1.., 0) => ended.push(pair),
-                _ => {}
-            }
-        }
-        started.sort_unstable();
-        ended.sort_unstable();
-        self.pairs.retain(|p| ended.binary_search(p).is_err());
-        self.pairs.extend_from_slice(&started);
-        self.pairs.sort_unstable();
-        self.events.clear();
-        self.events.extend(started.into_iter().map(|(a, b)| GlobalEvent::Started(a, b)));
-        let live = |p: &(GlobalHandle, GlobalHandle)| self.is_live(p.0) && self.is_live(p.1);
-        let ended: Vec<GlobalEvent> = ended.into_iter().filter(live).map(|(a, b)| GlobalEvent::Ended(a, b)).collect();
-        self.events.extend(ended);
-    }
-}
-
-/// The rank that keeps body pair `(a, b)` and its events, of `size`: a
-/// hash of the ids, so pairs spread evenly and stay on one rank.
-fn keeper(a: u64, b: u64, size: usize) -> usize {
-    let mix = |mut x: u64| {
-        // splitmix64's finaliser.
-        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        x ^ (x >> 31)
-    };
-    (mix(mix(a) ^ b) % size as u64) as usize
 }
 
 /// Sorts packed contact keys (the first frame's body id in bits 96..128,
