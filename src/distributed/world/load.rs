@@ -78,19 +78,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         let received = self.comm.exchange(out);
         let mut kept = Vec::new();
         let taken = self.take_loaded(&received, &mut kept);
-        if let Err(e) = self.agree(taken) {
-            for (_, h, _) in kept {
-                sure(self.world.remove(h));
-            }
-            return Err(e);
-        }
-        for (id, h, frames) in kept {
-            self.owned.insert(id, h);
-            self.owned_frames += frames;
-            self.name_slot(h.index, Some((id, None)));
-        }
-        self.live.extend((0..count).map(|_| true));
-        Ok((first..first + count).map(GlobalHandle).collect())
+        let agreed = self.agree(taken);
+        self.keep_or_undo(agreed, kept, first, count)
     }
 
     /// Inserts the bodies sent to this rank to keep (into `kept`: id,

@@ -353,7 +353,22 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 }
             }
         }
-        if let Err(e) = self.agree(local) {
+        let agreed = self.agree(local);
+        self.keep_or_undo(agreed, kept, first, count)
+    }
+
+    /// The end of a batch insertion (`insert_many`, `insert_from`): the
+    /// bodies this rank inserted to keep (`kept`: id, handle, frames) are
+    /// owned from now on when every rank `agreed`, else removed again; ids
+    /// `first..first + count` are live on every rank.
+    pub(super) fn keep_or_undo(
+        &mut self,
+        agreed: Result<(), DistributedError>,
+        kept: Vec<(u64, BodyHandle, usize)>,
+        first: u64,
+        count: u64,
+    ) -> Result<Vec<GlobalHandle>, DistributedError> {
+        if let Err(e) = agreed {
             for (_, h, _) in kept {
                 sure(self.world.remove(h));
             }
