@@ -129,6 +129,8 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     /// ghost here (kept elsewhere); and a spare for `found`.
     ghost_first: Vec<(u64, u64)>,
     found_spare: Vec<(u64, u64)>,
+    /// The last step's body pairs, kept as the next step's buffer.
+    pairs_spare: Vec<(GlobalHandle, GlobalHandle)>,
     events: Vec<GlobalEvent>,
     parked: Vec<GlobalHandle>,
     stats: StepStats,
@@ -184,6 +186,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             found: Vec::new(),
             ghost_first: Vec::new(),
             found_spare: Vec::new(),
+            pairs_spare: Vec::new(),
             events: Vec::new(),
             parked: Vec::new(),
             stats: StepStats::default(),

@@ -67,7 +67,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         // claimed ones (all three sorted).
         self.ghost_first.sort_unstable();
         self.ghost_first.dedup();
-        let mut now: Vec<(GlobalHandle, GlobalHandle)> = Vec::with_capacity(self.pairs.len() + 16);
+        let mut now = std::mem::take(&mut self.pairs_spare);
+        now.clear();
         let mut ghosts = self.ghost_first.iter().peekable();
         let mut claimed = self.claims.iter().map(|c| c.0).peekable();
         for &p in &self.found {
@@ -84,13 +85,21 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             push_new(&mut now, c);
         }
         let before = std::mem::replace(&mut self.pairs, now);
-        let (mut started, mut ended) = (Vec::new(), Vec::new());
-        merge_changes(&before, &self.pairs, |kind, p| if kind == NEW { started.push(p) } else { ended.push(p) });
-        self.events.clear();
-        self.events.extend(started.into_iter().map(|(a, b)| GlobalEvent::Started(a, b)));
-        let live = |p: &(GlobalHandle, GlobalHandle)| self.is_live(p.0) && self.is_live(p.1);
-        let ended: Vec<GlobalEvent> = ended.into_iter().filter(live).map(|(a, b)| GlobalEvent::Ended(a, b)).collect();
-        self.events.extend(ended);
+        // Started events first, then the ended pairs of two live bodies.
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        merge_changes(&before, &self.pairs, |kind, (a, b)| {
+            if kind == NEW {
+                events.push(GlobalEvent::Started(a, b));
+            }
+        });
+        merge_changes(&before, &self.pairs, |kind, (a, b)| {
+            if kind == GONE && self.is_live(a) && self.is_live(b) {
+                events.push(GlobalEvent::Ended(a, b));
+            }
+        });
+        self.events = events;
+        self.pairs_spare = before;
     }
 
     /// The state of the body pairs this rank keeps for its body `id`,
