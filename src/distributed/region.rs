@@ -62,8 +62,9 @@ impl<const D: usize> Regions<D> {
         if ranks == 1 {
             parts.clear();
         }
-        let finite = |p: &[f64; D]| p.iter().all(|x| !x.is_nan());
-        let mut part: Vec<usize> = points.iter().map(|(p, _)| if finite(p) { 0 } else { NONE }).collect();
+        // NaN points have no side (infinities do: `key` orders them).
+        let ordered = |p: &[f64; D]| p.iter().all(|x| !x.is_nan());
+        let mut part: Vec<usize> = points.iter().map(|(p, _)| if ordered(p) { 0 } else { NONE }).collect();
         let mut tolerance = None;
         while !parts.is_empty() {
             let n = parts.len();
