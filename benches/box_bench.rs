@@ -5,7 +5,8 @@
 //!
 //! `cargo bench --bench box_bench -- MODE CLASS N [SEED] [--csv FILE]`
 //! * MODE: `interval` (`overlap_interval`), `intersect`, `enumerated`
-//!   (`intersect` with the box of the full enumeration), `none` (the loop
+//!   (`intersect` with the box of the full enumeration), `sat` (the
+//!   separating-axis oracle's `contact_interval`), `none` (the loop
 //!   alone), `check` (new against enumerated, both orders bit for bit);
 //! * CLASS: `{2,3}{s,m}-{cc,tt,ct}` (oriented boxes / simplices of the
 //!   world's scenes, static or moving by velocity/60), `p{2,3}{s,m}` (the
@@ -120,6 +121,11 @@ fn run_mode<const D: usize>(mode: &str, ps: &[(Frame<D>, Frame<D>)]) -> f64 {
         "enumerated" => {
             for (a, b) in ps {
                 acc += intersect_enumerated(black_box(a), black_box(b)).map_or(0.0, |h| h.aabb.min[0]);
+            }
+        }
+        "sat" => {
+            for (a, b) in ps {
+                acc += fmbgrid::sat::contact_interval(black_box(a), black_box(b)).map_or(0.0, |t| t[0]);
             }
         }
         "none" => {
