@@ -10,7 +10,10 @@ velocity components uniform in -3..3, seeded (numpy's PCG64). One thread
 
 * static: every engine tests the end poses; fmbgrid's bodies are moving
   bodies with zero velocity (fixed bodies are never paired), and its step
-  is `set_poses` (all bodies, from arrays) + `step` + the pair arrays;
+  is `set_poses` (all bodies, from arrays) + `step` + the pair arrays,
+  run twice: with the exact boxes (the default) and with
+  `detail="interval"` (the pairs and their contact intervals, no box: what
+  the peers compute);
 * moving: fmbgrid's step is `set_velocities` (all) + `step` (every pair
   that meets during the step, swept, with the exact box and interval) +
   the pair arrays; the peers test end poses (set + collide + read), so
@@ -74,17 +77,17 @@ def median_ms(xs) -> float:
     return float(np.median(np.asarray(xs)) * 1e3)
 
 
-def fmbgrid_world(centers, half, rot, vel):
-    w = fg.World(3)
+def fmbgrid_world(centers, half, rot, vel, detail="exact_box"):
+    w = fg.World(3, detail=detail)
     frames = fg.Frames.oriented_boxes(np.zeros_like(centers), half, np.broadcast_to(np.eye(3), rot.shape))
     h = w.insert(frames, velocities=vel, translations=centers, rotations=rot)
     return w, h
 
 
-def bench_fmbgrid(scene, steps, moving):
+def bench_fmbgrid(scene, steps, moving, detail="exact_box"):
     centers, half, rot, _, vel = scene
     v = vel if moving else np.zeros_like(vel)
-    w0, h = fmbgrid_world(centers, half, rot, v)
+    w0, h = fmbgrid_world(centers, half, rot, v, detail)
     w0.step(DT)  # the grid, the cell size
     saved = w0.snapshot()
     # Three copies of one world, each warmed up by two steps of its own loop
@@ -267,25 +270,30 @@ def main() -> None:
                      fmt(col), fmt(read), pairs, fmt(ratio)])
 
     results = {}
-    for moving in (False, True):
-        name = "moving" if moving else "static"
-        r = bench_fmbgrid(scene, args.steps, moving)
-        results[name] = r
+    # The static scene twice: with the exact boxes (the default), and with
+    # `detail="interval"`, the pairs and their contact intervals only, which
+    # is what the peers compute.
+    for name, moving, detail in (("static", False, "exact_box"), ("static", False, "interval"),
+                                 ("moving", True, "exact_box")):
+        r = bench_fmbgrid(scene, args.steps, moving, detail)
+        key = name if detail == "exact_box" else f"{name}-{detail}"
+        results[key] = r
         setter, rust_setter = ("set_velocities", "World::set_velocity per body") if moving else (
             "set_poses", "World::set_poses (all bodies)")
+        suffix = "" if detail == "exact_box" else f"; detail={detail}"
         overhead = r["python"] / r["rust_loop"] - 1
-        row(name, "fmbgrid rust", "World::step alone, in Rust", r["rust"], pairs=r["pairs"],
+        row(name, "fmbgrid rust", f"World::step alone, in Rust{suffix}", r["rust"], pairs=r["pairs"],
             ratio=r["rust"] / r["python"])
-        row(name, "fmbgrid rust", f"{rust_setter} + step, in Rust", r["rust_loop"], pairs=r["pairs"],
+        row(name, "fmbgrid rust", f"{rust_setter} + step, in Rust{suffix}", r["rust_loop"], pairs=r["pairs"],
             ratio=r["rust_loop"] / r["python"])
-        row(name, "fmbgrid python", f"{setter} (all bodies, arrays) + step + pairs read",
+        row(name, "fmbgrid python", f"{setter} (all bodies, arrays) + step + pairs read{suffix}",
             r["python"], r["set"], r["collide"], r["read"], r["pairs"], 1.0)
-        print(f"{name:7} fmbgrid: Rust step {r['rust']:.1f} ms; Rust {rust_setter} loop + step {r['rust_loop']:.1f} ms; "
+        print(f"{key:7} fmbgrid: Rust step {r['rust']:.1f} ms; Rust {rust_setter} loop + step {r['rust_loop']:.1f} ms; "
               f"Python {setter} {r['set']:.1f} + step {r['collide']:.1f} + read {r['read']:.2f} = {r['python']:.1f} ms "
               f"({r['python'] / r['rust'] - 1:+.1%} over the Rust step alone, {overhead:+.1%} over the Rust loop), "
               f"{r['pairs']} pairs", flush=True)
 
-    base = results["static"]["python"]
+    base, pairs_only = results["static"]["python"], results["static-interval"]["python"]
     for peer in [p for p in args.peers.split(",") if p and p != "none"]:
         fn = {"coal": bench_coal, "fcl": bench_fcl, "pybullet": bench_pybullet}[peer]
         try:
@@ -301,6 +309,7 @@ def main() -> None:
             r["read"], r["pairs"], r["total"] / base)
         print(f"static  {peer}: set {r['set']:.1f} + collide {r['collide']:.1f} + read {r['read']:.1f} = "
               f"{r['total']:.1f} ms ({r['total'] / base:.1f}x fmbgrid's Python static step; "
+              f"{r['total'] / pairs_only:.1f}x with detail=interval, "
               f"{r['total'] / results['moving']['python']:.1f}x its moving step), {r['pairs']} pairs, "
               f"{'same pairs as fmbgrid' if same else f'{diff} pairs differ from fmbgrid'}; "
               f"whole run {build:.0f} s", flush=True)
