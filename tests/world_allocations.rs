@@ -165,6 +165,22 @@ fn a_warm_step_allocates_nothing_2d() {
     warm_steps_allocate_nothing::<2>(8);
 }
 
+/// A scene large enough for the parallel build's paths: the cell list's
+/// gather (8,192 moving frames and more) and the parallel sort of the body
+/// pairs (32,768 contacts and more), on two threads.
+#[test]
+fn large_parallel_steps_allocate_nothing() {
+    let mut p = SceneParams::uniform(24_000, 3);
+    p.region *= 0.6;
+    p.fixed = 0.0;
+    let mut world = World::<3>::new(WorldConfig::default().with_contact_detail(ContactDetail::Candidates));
+    build_world(&mut world, &random_scene::<3>(&mut rng(21), &p));
+    let steps = 4;
+    let (allocations, contacts) = allocations_of_steps(&mut world, 0.25, steps);
+    assert!(contacts >= steps * 32_768, "the parallel sort must run: {} contacts a step", contacts / steps);
+    assert_eq!(allocations, 0, "{allocations} allocations in {steps} warm steps, of {:?} bytes…", first_sizes());
+}
+
 /// Reacting to contacts in the loop (`World::step_into`, then a velocity
 /// change per contact) allocates nothing once the buffers have grown.
 #[test]

@@ -36,10 +36,6 @@ use crate::aabb::Aabb;
 /// Most items a list holds (ids and store indices fit 26 bits elsewhere).
 pub(crate) const MAX_ITEMS: usize = 1 << 26;
 
-/// One slot's entries in the arrays the build fills: cell and level, box
-/// corners, id.
-type SlotRefs<'a, const D: usize> = (((&'a mut Slot<D>, &'a mut [f32; D]), &'a mut [f32; D]), &'a mut u32);
-
 /// Lists of at most this many boxes are queried by testing every box.
 const SCAN: usize = 64;
 
@@ -179,12 +175,75 @@ pub(crate) struct CellList<const D: usize> {
     huge: usize,
     /// Build scratch: each slot's bucket, then its place.
     dest: Vec<u32>,
+    /// Build scratch of the parallel build: the slots in item order.
+    #[cfg(feature = "parallel")]
+    staged: Staged<D>,
     /// Cover entries: each slot above the finest occupied level once in
     /// every cell its box overlaps on its level, for the look-ups from
     /// finer levels, hashed like the slots (`cover_starts`, `cover_mask`).
     cover: Vec<Cover<D>>,
     cover_starts: Vec<u32>,
     cover_mask: u64,
+}
+
+/// The occupied levels of a list and, per level and axis, the largest
+/// extent of its boxes (`CellList::occupied`, `CellList::reach` before
+/// rounding): a maximum, so the same whatever the order the slots are met.
+#[derive(Clone, Copy, Debug)]
+struct Extents<const D: usize> {
+    occupied: u64,
+    reach: [[f64; D]; MAX_LEVELS],
+}
+
+impl<const D: usize> Default for Extents<D> {
+    fn default() -> Self {
+        Extents { occupied: 0, reach: [[0.0; D]; MAX_LEVELS] }
+    }
+}
+
+impl<const D: usize> Extents<D> {
+    #[inline(always)]
+    fn widen(&mut self, level: usize, lo: &[f32; D], hi: &[f32; D]) {
+        self.occupied |= 1 << level;
+        for k in 0..D {
+            self.reach[level][k] = self.reach[level][k].max(f64::from(hi[k]) - f64::from(lo[k]));
+        }
+    }
+
+    #[cfg(feature = "parallel")]
+    fn merge(mut self, other: Self) -> Self {
+        self.occupied |= other.occupied;
+        for (mine, theirs) in self.reach.iter_mut().zip(&other.reach) {
+            for k in 0..D {
+                mine[k] = mine[k].max(theirs[k]);
+            }
+        }
+        self
+    }
+}
+
+/// The parallel build's first pass writes here, in item order; the slots
+/// are then gathered into bucket order in parallel, where the serial build
+/// moves them in place along the permutation's cycles.
+#[cfg(feature = "parallel")]
+#[derive(Clone, Debug, Default)]
+struct Staged<const D: usize> {
+    slots: Vec<Slot<D>>,
+    min: Vec<[f32; D]>,
+    max: Vec<[f32; D]>,
+    items: Vec<u32>,
+    groups: Vec<u32>,
+    /// `src[p]`: the item at place `p`, the inverse of `dest`.
+    src: Vec<u32>,
+}
+
+#[cfg(feature = "parallel")]
+impl<const D: usize> Staged<D> {
+    fn memory(&self) -> usize {
+        self.slots.capacity() * size_of::<Slot<D>>()
+            + (self.min.capacity() + self.max.capacity()) * size_of::<[f32; D]>()
+            + (self.items.capacity() + self.groups.capacity() + self.src.capacity()) * 4
+    }
 }
 
 /// A slot listed in one cell it overlaps (see `CellList::cover`).
@@ -212,6 +271,8 @@ impl<const D: usize> Default for CellList<D> {
             reach: [[0.0; D]; MAX_LEVELS],
             huge: 0,
             dest: Vec::new(),
+            #[cfg(feature = "parallel")]
+            staged: Staged::default(),
             cover: Vec::new(),
             cover_starts: Vec::new(),
             cover_mask: 0,
@@ -298,67 +359,77 @@ impl<const D: usize> CellList<D> {
     ) {
         let grouped = group.is_some();
         self.size = size;
+        #[cfg(feature = "parallel")]
+        let gather = self.gathers(n);
+        #[cfg(feature = "parallel")]
+        if gather {
+            // Pass 1 fills the staging arrays (swapped in), gathered below.
+            self.swap_staged();
+        }
         // Pass 1, in item order and in parallel, straight into the final
         // arrays (sized exactly: no doubling slack), with each slot's
         // bucket (huge slots in an extra last one) in `dest`.
         let buckets = n.max(1).next_power_of_two();
         self.mask = buckets as u64 - 1;
-        resize_exact(&mut self.slots, n, Slot { cell: [0; D], info: HUGE });
-        resize_exact(&mut self.min, n, [0.0; D]);
-        resize_exact(&mut self.max, n, [0.0; D]);
-        resize_exact(&mut self.items, n, 0);
-        resize_exact(&mut self.groups, if grouped { n } else { 0 }, 0);
-        resize_exact(&mut self.dest, n, 0);
+        // Every entry is written below: a list of the same length is not
+        // filled first (a serial pass over every array).
+        fit(&mut self.slots, n, Slot { cell: [0; D], info: HUGE });
+        fit(&mut self.min, n, [0.0; D]);
+        fit(&mut self.max, n, [0.0; D]);
+        fit(&mut self.items, n, 0);
+        fit(&mut self.groups, if grouped { n } else { 0 }, 0);
+        fit(&mut self.dest, n, 0);
         let (size, mask) = (&self.size, self.mask);
-        let fill = |(i, ((((slot, min), max), id), dest)): (usize, (SlotRefs<'_, D>, &mut u32))| {
-            let (b, x) = item(i);
-            let b = GridBox::new(&b);
-            *slot = place(size, &b).unwrap_or(Slot { cell: [0; D], info: HUGE });
-            (*min, *max, *id) = (b.min_f32(), b.max_f32(), x);
-            // Buckets fit `u32`: a list holds at most `MAX_ITEMS` slots.
-            *dest = if slot.level() == HUGE { buckets } else { bucket(&slot.cell, slot.level(), mask) } as u32;
+        // Each slot also widens its level's extents (`Extents`), per chunk
+        // of slots: the serial pass below is left with the bucket counts.
+        let fill = |first: usize,
+                    slots: &mut [Slot<D>],
+                    lo: &mut [[f32; D]],
+                    hi: &mut [[f32; D]],
+                    ids: &mut [u32],
+                    dest: &mut [u32]| {
+            let mut ext = Extents::default();
+            for (j, ((((slot, min), max), id), dest)) in slots.iter_mut().zip(lo).zip(hi).zip(ids).zip(dest).enumerate()
+            {
+                let (b, x) = item(first + j);
+                let b = GridBox::new(&b);
+                *slot = place(size, &b).unwrap_or(Slot { cell: [0; D], info: HUGE });
+                (*min, *max, *id) = (b.min_f32(), b.max_f32(), x);
+                // Buckets fit `u32`: a list holds at most `MAX_ITEMS` slots.
+                *dest = if slot.level() == HUGE { buckets } else { bucket(&slot.cell, slot.level(), mask) } as u32;
+                if slot.level() != HUGE {
+                    ext.widen(slot.level() as usize, min, max);
+                }
+            }
+            ext
         };
         #[cfg(feature = "parallel")]
-        {
+        let extents = {
             use rayon::prelude::*;
+            const C: usize = PARALLEL_MIN;
             self.slots
-                .par_iter_mut()
-                .zip(&mut self.min)
-                .zip(&mut self.max)
-                .zip(&mut self.items)
-                .zip(&mut self.dest)
+                .par_chunks_mut(C)
+                .zip(self.min.par_chunks_mut(C))
+                .zip(self.max.par_chunks_mut(C))
+                .zip(self.items.par_chunks_mut(C))
+                .zip(self.dest.par_chunks_mut(C))
                 .enumerate()
-                .with_min_len(PARALLEL_MIN)
-                .for_each(fill);
-        }
+                .map(|(c, ((((slots, lo), hi), ids), dest))| fill(c * C, slots, lo, hi, ids, dest))
+                .reduce(Extents::default, Extents::merge)
+        };
         #[cfg(not(feature = "parallel"))]
-        self.slots
-            .iter_mut()
-            .zip(&mut self.min)
-            .zip(&mut self.max)
-            .zip(&mut self.items)
-            .zip(&mut self.dest)
-            .enumerate()
-            .for_each(fill);
+        let extents = fill(0, &mut self.slots, &mut self.min, &mut self.max, &mut self.items, &mut self.dest);
         if let Some(group) = group {
             for (i, g) in self.groups.iter_mut().enumerate() {
                 *g = group(i);
             }
         }
-        // Pass 2: the buckets' sizes, the occupied levels and their reach.
+        (self.occupied, self.reach) = (extents.occupied, extents.reach);
+        // Pass 2: the buckets' sizes.
         self.starts.clear();
         self.starts.resize(buckets + 2, 0);
-        self.occupied = 0;
-        self.reach = [[0.0; D]; MAX_LEVELS];
-        for (((s, lo), hi), &k) in self.slots.iter().zip(&self.min).zip(&self.max).zip(&self.dest) {
+        for &k in &self.dest {
             self.starts[k as usize + 1] += 1;
-            if s.level() != HUGE {
-                let l = s.level() as usize;
-                self.occupied |= 1 << l;
-                for k in 0..D {
-                    self.reach[l][k] = self.reach[l][k].max(f64::from(hi[k]) - f64::from(lo[k]));
-                }
-            }
         }
         // Rounded up, as the f64 difference of two f32 may round: once per
         // level, the largest extent's (`next_up` is increasing).
@@ -382,8 +453,67 @@ impl<const D: usize> CellList<D> {
             self.starts[k] = self.starts[k - 1];
         }
         self.starts[0] = 0;
+        #[cfg(feature = "parallel")]
+        if gather {
+            self.swap_staged();
+            self.gather(grouped);
+        } else {
+            self.permute(grouped);
+        }
+        #[cfg(not(feature = "parallel"))]
         self.permute(grouped);
         self.build_cover();
+    }
+
+    /// True when the build gathers its slots in parallel (more than one
+    /// thread, enough slots) rather than permuting them in place: the
+    /// permutation is serial, and was most of the build's serial time.
+    #[cfg(feature = "parallel")]
+    #[inline(always)]
+    fn gathers(&self, n: usize) -> bool {
+        n >= 2 * PARALLEL_MIN && rayon::current_num_threads() > 1
+    }
+
+    /// Exchanges the list's arrays with the staging ones.
+    #[cfg(feature = "parallel")]
+    fn swap_staged(&mut self) {
+        let st = &mut self.staged;
+        std::mem::swap(&mut self.slots, &mut st.slots);
+        std::mem::swap(&mut self.min, &mut st.min);
+        std::mem::swap(&mut self.max, &mut st.max);
+        std::mem::swap(&mut self.items, &mut st.items);
+        std::mem::swap(&mut self.groups, &mut st.groups);
+    }
+
+    /// Fills the list's arrays in bucket order from the staged ones (item
+    /// order), `dest` giving each item's place: the same arrays as
+    /// [`CellList::permute`] leaves, in parallel.
+    #[cfg(feature = "parallel")]
+    fn gather(&mut self, grouped: bool) {
+        use rayon::prelude::*;
+        let n = self.dest.len();
+        let st = &mut self.staged;
+        // The inverse permutation: one store per item, serial.
+        resize_exact(&mut st.src, n, 0);
+        for (i, &p) in self.dest.iter().enumerate() {
+            st.src[p as usize] = i as u32;
+        }
+        let src = &st.src;
+        fn fill<T: Copy + Send + Sync>(out: &mut Vec<T>, from: &[T], src: &[u32]) {
+            // Room for exactly `n`, reused once warm: `par_extend` then
+            // writes in place without growing.
+            reserve_exact(out, src.len());
+            out.par_extend(src.par_iter().with_min_len(PARALLEL_MIN).map(|&i| from[i as usize]));
+        }
+        fill(&mut self.slots, &st.slots, src);
+        fill(&mut self.min, &st.min, src);
+        fill(&mut self.max, &st.max, src);
+        fill(&mut self.items, &st.items, src);
+        if grouped {
+            fill(&mut self.groups, &st.groups, src);
+        } else {
+            self.groups.clear();
+        }
     }
 
     /// The cover entries of the slots above the finest occupied level, by
@@ -771,6 +901,10 @@ impl<const D: usize> CellList<D> {
     /// times (the fixed frames').
     pub fn release_scratch(&mut self) {
         self.dest = Vec::new();
+        #[cfg(feature = "parallel")]
+        {
+            self.staged = Staged::default();
+        }
     }
 
     /// True when the list holds no item.
@@ -786,6 +920,14 @@ impl<const D: usize> CellList<D> {
             + (self.items.capacity() + self.groups.capacity() + self.starts.capacity() + self.dest.capacity()) * 4
             + self.cover.capacity() * size_of::<Cover<D>>()
             + self.cover_starts.capacity() * 4
+            + self.staged_memory()
+    }
+
+    fn staged_memory(&self) -> usize {
+        #[cfg(feature = "parallel")]
+        return self.staged.memory();
+        #[cfg(not(feature = "parallel"))]
+        0
     }
 }
 
@@ -793,6 +935,14 @@ impl<const D: usize> CellList<D> {
 fn reserve_exact<T>(v: &mut Vec<T>, n: usize) {
     v.clear();
     v.reserve_exact(n);
+}
+
+/// Makes `v` `n` long, reserving exactly (its entries arbitrary: the
+/// caller writes every one).
+fn fit<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    if v.len() != n {
+        resize_exact(v, n, x);
+    }
 }
 
 /// Clears `v` and fills it with `n` copies of `x`, reserving exactly.
@@ -847,6 +997,39 @@ mod tests {
             let expect: Vec<u32> =
                 (0..boxes.len() as u32).filter(|&j| GridBox::new(&boxes[j as usize]).intersects(&rounded)).collect();
             assert_eq!(got, expect, "base {base}");
+        }
+    }
+
+    /// The parallel build (staged, then gathered) lays out the very arrays
+    /// the serial one (permuted in place) does, grouped or not, and keeps
+    /// doing so when rebuilt over fewer or more items.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn gathered_and_permuted_builds_are_identical() {
+        let pool = |threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let (one, two) = (pool(1), pool(2));
+        let (mut serial, mut parallel) = (CellList::<3>::default(), CellList::<3>::default());
+        for (n, seed, grouped) in
+            [(3 * PARALLEL_MIN, 11, false), (5 * PARALLEL_MIN, 12, true), (2 * PARALLEL_MIN, 13, true)]
+        {
+            let boxes = random_boxes(n, seed, 200.0);
+            let group = |i: usize| (i / 3) as u32;
+            let build = |grid: &mut CellList<3>| {
+                let g: Option<&dyn Fn(usize) -> u32> = if grouped { Some(&group) } else { None };
+                grid.build(CellSize::new(2.0), n, |i| (boxes[i], i as u32), g);
+            };
+            one.install(|| build(&mut serial));
+            two.install(|| build(&mut parallel));
+            assert!(two.install(|| parallel.gathers(n)) && !one.install(|| serial.gathers(n)));
+            assert_eq!(serial.slots, parallel.slots);
+            assert_eq!(serial.min, parallel.min);
+            assert_eq!(serial.max, parallel.max);
+            assert_eq!(serial.items, parallel.items);
+            assert_eq!(serial.groups, parallel.groups);
+            assert_eq!(serial.starts, parallel.starts);
+            assert_eq!(serial.cover_starts, parallel.cover_starts);
+            assert_eq!(serial.huge, parallel.huge);
+            assert_eq!((serial.occupied, serial.reach), (parallel.occupied, parallel.reach));
         }
     }
 
