@@ -143,6 +143,12 @@ const STEP_BYTES_PER_FRAME: usize = 320;
 struct Stored<const D: usize> {
     body: Body<D>,
     at: Vec<u32>,
+    /// The store holds the body's frames exactly as placing them at
+    /// `body.pose` gives them (`placed_frame`), bit for bit: set where they
+    /// are placed, cleared where they move otherwise (a step's displacement,
+    /// a turn, frames copied in). [`World::set_poses`] to the same pose then
+    /// has nothing to compare.
+    placed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -291,7 +297,7 @@ impl<const D: usize> World<D> {
                 store.push(f, meta)
             })
             .collect();
-        self.slots[index as usize].stored = Some(Stored { body, at });
+        self.slots[index as usize].stored = Some(Stored { body, at, placed: true });
         self.len += 1;
         self.debug_validate();
         Ok(BodyHandle { index, generation })
@@ -756,6 +762,11 @@ impl<const D: usize> World<D> {
             for (k, &i) in st.at.iter().enumerate() {
                 let m = store.meta[i as usize];
                 assert_eq!((m.slot, m.generation, m.frame), (slot as u32, s.generation, k as u32), "frame placement");
+            }
+            if st.placed {
+                let placed = place(&st.body).expect("frames marked placed were placed at this pose");
+                let stored = st.at.iter().map(|&i| &store.frames[i as usize]);
+                assert!(placed.iter().zip(stored).all(|(p, f)| pose::same_frame(p, f)), "frames marked placed moved");
             }
         }
         assert_eq!(spinning, self.spinning, "spinning bodies");

@@ -291,19 +291,26 @@ impl<const D: usize> World<D> {
         // places nothing.
         placed.frames.clear();
         placed.first.clear();
+        placed.confirmed.clear();
         let (mut changed, mut unchanged) = (0, 0);
         for chunk in poses.chunks(WARM) {
             self.warm(chunk);
             for (handle, pose) in chunk {
                 let stored = self.stored(*handle)?;
                 let store = self.broad.store(stored.body.motion);
+                // Frames marked placed at this very pose are what placing
+                // them gives: nothing to compare.
                 let same = stored.body.motion == Motion::Moving
                     && stored.body.angular_velocity == [0.0; 3]
                     && same_pose(&stored.body.pose, pose)
-                    && stored.body.frames.iter().zip(&stored.at).all(|(f, &i)| {
-                        store.frames.get(i as usize).is_some_and(|now| unchanged_placement(pose, f, now))
-                    });
+                    && (stored.placed
+                        || stored.body.frames.iter().zip(&stored.at).all(|(f, &i)| {
+                            store.frames.get(i as usize).is_some_and(|now| unchanged_placement(pose, f, now))
+                        }));
                 if same {
+                    if !stored.placed {
+                        placed.confirmed.push(handle.index);
+                    }
                     placed.first.push(None);
                     unchanged += 1;
                 } else {
@@ -336,14 +343,25 @@ impl<const D: usize> World<D> {
                 && stored.body.angular_velocity == [0.0; 3]
                 && same_pose(&stored.body.pose, &pose)
                 && stored.at.iter().zip(frames).all(|(&i, f)| same_frame(&store.frames[i as usize], f));
+            if !unchanged {
+                stored.body.pose = pose;
+                for (&i, f) in stored.at.iter().zip(frames) {
+                    store.frames[i as usize] = *f;
+                }
+            }
+            stored.placed = true;
             if unchanged {
                 continue;
             }
-            stored.body.pose = pose;
-            for (&i, f) in stored.at.iter().zip(frames) {
-                store.frames[i as usize] = *f;
-            }
             broad.reposed(motion, stored.at.first().copied());
+        }
+        // Bodies found unchanged by comparing their frames: as placed, so
+        // the next call need not compare them again. (Those another entry
+        // changed were placed above: as placed too.)
+        for &slot in &placed.confirmed {
+            if let Some(Slot { stored: Some(stored), .. }) = slots.get_mut(slot as usize) {
+                stored.placed = true;
+            }
         }
         self.debug_validate();
         Ok(())
@@ -355,7 +373,7 @@ impl<const D: usize> World<D> {
     /// of the body's frames as they are, which placing them gives), so that
     /// step 2 puts them back should an earlier entry move the body away.
     fn place_unchanged_of_changed(&self, poses: &[(BodyHandle, Pose<D>)], placed: &mut Placing<D>) {
-        let Placing { frames, first, changed } = placed;
+        let Placing { frames, first, changed, .. } = placed;
         changed.clear();
         changed.resize(self.slots.len().div_ceil(64), 0);
         let bit = |h: &BodyHandle| (h.index as usize / 64, 1u64 << (h.index % 64));
@@ -384,6 +402,9 @@ impl<const D: usize> World<D> {
     fn warm(&self, chunk: &[(BodyHandle, Pose<D>)]) {
         for (handle, _) in chunk {
             let Ok(stored) = self.stored(*handle) else { return };
+            if stored.placed {
+                continue; // nothing of its frames is read
+            }
             let store = self.broad.store(stored.body.motion);
             for (f, &i) in stored.body.frames.iter().zip(&stored.at) {
                 std::hint::black_box((f.origin(), f.components()));
@@ -406,6 +427,8 @@ pub(super) struct Placing<const D: usize> {
     /// Per entry: where its frames start in `frames`; none for an entry
     /// that leaves its body as it is (and places nothing).
     first: Vec<Option<usize>>,
+    /// Slots of the bodies found as placed by comparing their frames.
+    confirmed: Vec<u32>,
     /// Bit per slot: a body changed by an entry of the call.
     changed: Vec<u64>,
 }
@@ -449,7 +472,7 @@ fn same_pose<const D: usize>(a: &Pose<D>, b: &Pose<D>) -> bool {
 }
 
 /// The same frame, bit for bit (its other fields derive from these).
-fn same_frame<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
+pub(super) fn same_frame<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
     let (ab, bb) = (a.aabb(), b.aabb());
     a.kind() == b.kind()
         && bits(&a.origin()) == bits(&b.origin())

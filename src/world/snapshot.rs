@@ -220,7 +220,9 @@ fn slot<const D: usize>(s: SlotSnapshot<D>) -> Result<Slot<D>, WorldError> {
             {
                 return Err(WorldError::BadSnapshot("a body's velocity"));
             }
-            Some(Stored { body, at: s.at })
+            // Frames read back are trusted to be where the pose puts them
+            // only once `set_poses` has compared them.
+            Some(Stored { body, at: s.at, placed: false })
         }
     };
     Ok(Slot { generation: s.generation, stored })

@@ -138,6 +138,7 @@ impl<const D: usize> World<D> {
     pub(super) fn turn_bodies(&mut self) {
         for (body, spin) in &self.motion.turns {
             let Some(stored) = &mut self.slots[body.index as usize].stored else { continue };
+            stored.placed = false;
             let linear = stored.body.pose.linear().map(|c| spin.rotate(&c, 1.0));
             // A rotation of a valid pose is valid (same lengths and
             // volume); were it refused by round-off, the pose keeps its

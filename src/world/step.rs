@@ -268,7 +268,14 @@ impl<const D: usize> World<D> {
         }
         self.advance_poses();
         let shifts = &self.motion.shifts;
-        let translate = |(f, m): (&mut Frame<D>, &Meta)| f.translate(&shifts[m.rank as usize]);
+        // A frame at rest is left as it is (no write): its body stays as
+        // placed (`Stored::placed`).
+        let translate = |(f, m): (&mut Frame<D>, &Meta)| {
+            let d = &shifts[m.rank as usize];
+            if d.iter().any(|&x| x != 0.0) {
+                f.translate(d);
+            }
+        };
         #[cfg(feature = "parallel")]
         self.broad.moving.frames.par_iter_mut().zip(&self.broad.moving.meta).with_min_len(CHUNK).for_each(translate);
         #[cfg(not(feature = "parallel"))]
@@ -286,6 +293,11 @@ impl<const D: usize> World<D> {
     /// nothing).
     fn advance_poses(&mut self) {
         let shift = |stored: &mut super::Stored<D>, d: &[f64; D]| {
+            // A body at rest stays bit for bit, as its frames do (`advance`).
+            if d.iter().all(|&x| x == 0.0) {
+                return;
+            }
+            stored.placed = false;
             let t = stored.body.pose.translation_mut();
             for i in 0..D {
                 t[i] += d[i];

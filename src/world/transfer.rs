@@ -92,7 +92,10 @@ impl<const D: usize> World<D> {
         }
         let motion = placed.body.motion;
         let handle = self.insert(placed.body)?;
-        let at = self.stored(handle)?.at.clone();
+        let stored = self.stored_mut(handle)?;
+        // Another world's frames: not compared with this pose.
+        stored.placed = false;
+        let at = stored.at.clone();
         let store = self.broad.store_mut(motion);
         for (&i, f) in at.iter().zip(placed.frames) {
             store.frames[i as usize] = f;

@@ -57,3 +57,48 @@ fn the_world_keeps_its_invariants_through_every_kind_of_change() {
     }
     assert!(!world.is_empty());
 }
+
+/// `World::set_poses` skips the bodies it knows to be as placed at their
+/// pose; `validate` checks each such mark against placing the frames anew.
+/// Bodies at rest (some at -0.0 coordinates), moved then stopped, turned
+/// then stopped, carried to a snapshot and back, re-posed every step to
+/// where they are; turned poses and velocities whose sums round, so that
+/// moved frames differ from frames placed anew (the test fails when a step
+/// that moves a body leaves its mark).
+#[test]
+fn bodies_marked_as_placed_are_where_their_pose_puts_them() {
+    let mut world = World3::new(WorldConfig::default());
+    let (c, s) = (0.6_f64.cos(), 0.6_f64.sin());
+    let turned = [[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]];
+    let mut bodies = Vec::new();
+    for k in 0..12 {
+        let body = if k % 2 == 0 {
+            Body::moving(vec![cube([-0.0; 3], 1.0)]).with_pose(Pose3::from_translation([-0.0; 3]).unwrap())
+        } else {
+            let x = 1.7 * f64::from(k);
+            let pose = Pose3::new(turned, [x, 0.3, -0.1 * f64::from(k)]).unwrap();
+            Body::moving(vec![cube([0.1, 0.2, 0.3], 1.0), cube([0.7, 1.1, -0.3], 0.5)]).with_pose(pose)
+        };
+        let body = if k % 3 == 1 { body.with_velocity([0.13, -0.07, 0.29]) } else { body };
+        bodies.push(world.insert(body).unwrap());
+    }
+    world.set_angular_velocity(bodies[5], [0.0, 0.3, 0.1]).unwrap();
+    for step in 0..12 {
+        let poses: Vec<_> = bodies.iter().map(|&b| (b, world.body(b).unwrap().pose())).collect();
+        world.set_poses(&poses).unwrap();
+        world.validate();
+        world.step(0.1).unwrap();
+        world.validate();
+        match step {
+            3 => {
+                for &b in &bodies {
+                    world.set_velocity(b, [0.0; 3]).unwrap();
+                }
+            }
+            5 => world.set_angular_velocity(bodies[5], [0.0; 3]).unwrap(),
+            7 => world = World3::restore(world.snapshot()).unwrap(),
+            9 => world.set_velocity(bodies[3], [-0.0, 0.11, 1.3]).unwrap(),
+            _ => {}
+        }
+    }
+}
