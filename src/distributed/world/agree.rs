@@ -8,7 +8,8 @@ use super::*;
 /// The stages [`DistributedWorld::inject_fault`] can make fail on one
 /// rank: `insert`, `remove`, `set` (a velocity or a pose), and in a step
 /// `runaways`, `split`, `migrate-send`, `migrate-receive`, `ghosts-send`,
-/// `ghosts-receive`, `step` (the local step).
+/// `ghosts-receive`, `step` (the local step, once prepared: it is then
+/// called off on every rank).
 #[doc(hidden)]
 pub const FAULT_STAGES: [&str; 10] = [
     "insert",
@@ -52,14 +53,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 Err(DistributedError::OnRank { rank: self.comm.rank(), cause: format!("a fault injected at {stage}") })
             }
             _ => Ok(()),
-        }
-    }
-
-    /// Fails every call once the world is broken.
-    pub(super) fn usable(&self) -> Result<(), DistributedError> {
-        match &self.broken {
-            Some(e) => Err(e.clone()),
-            None => Ok(()),
         }
     }
 

@@ -137,8 +137,6 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     /// A fault to inject on this rank: the stage, and how many times to
     /// pass it first ([`DistributedWorld::inject_fault`]).
     fault: Option<(String, usize)>,
-    /// Set when a local step failed after other ranks stepped theirs.
-    broken: Option<DistributedError>,
     /// Whether a body of any rank turns this step (agreed with the
     /// loads): the swept boxes then get a margin for round-off.
     turning: bool,
@@ -191,7 +189,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             parked: Vec::new(),
             stats: StepStats::default(),
             fault: None,
-            broken: None,
             turning: false,
         }
     }
@@ -265,7 +262,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert(&mut self, body: Body<D>) -> Result<GlobalHandle, DistributedError> {
-        self.usable()?;
         let id = self.live.len() as u64;
         let owner = match &self.regions {
             Some(r) => r.owner(&body.pose.translation()),
@@ -327,7 +323,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         &mut self,
         bodies: impl IntoIterator<Item = Body<D>>,
     ) -> Result<Vec<GlobalHandle>, DistributedError> {
-        self.usable()?;
         let (first, me) = (self.live.len() as u64, self.comm.rank());
         let mut local = Ok(());
         let mut kept = Vec::new();
@@ -404,7 +399,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn remove(&mut self, h: GlobalHandle) -> Result<(), DistributedError> {
-        self.usable()?;
         self.check(h)?;
         let local = self.injected("remove");
         self.agree(local)?;
@@ -439,7 +433,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_velocity(&mut self, h: GlobalHandle, velocity: [f64; D]) -> Result<(), DistributedError> {
-        self.usable()?;
         self.check(h)?;
         crate::world::check_vector("velocity", &velocity)?;
         let fixed = |w: &World<D>, local| match w.body(local)?.motion {
@@ -472,7 +465,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_pose(&mut self, h: GlobalHandle, pose: Pose<D>) -> Result<(), DistributedError> {
-        self.usable()?;
         self.check(h)?;
         // `World::set_pose`'s one check: every frame placed at the pose.
         let placed = |w: &World<D>, local| {
@@ -502,6 +494,26 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// ```
     pub fn owned_len(&self) -> usize {
         self.owned.len()
+    }
+
+    /// Body `h` as this rank holds it, when this rank owns it (not a
+    /// ghost); `None` on the other ranks, and for a removed body. Not
+    /// collective: each rank answers for its own bodies.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// let h = world.insert(Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]).with_velocity([2.0, 0.0]))?;
+    /// world.step(0.5)?;
+    /// assert_eq!(world.body(h).map(|b| b.pose().translation()), Some([1.0, 0.0]));
+    /// world.remove(h)?;
+    /// assert!(world.body(h).is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn body(&self, h: GlobalHandle) -> Option<&Body<D>> {
+        self.owned.get(&h.0).and_then(|&local| self.world.body(local).ok())
     }
 
     /// The bodies of the whole world.
@@ -748,11 +760,12 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// As [`World::step`], the same on every rank, nothing changed
     /// anywhere: [`WorldError::BadTimeStep`], or under [`Runaway::Refuse`]
     /// [`DistributedError::Runaway`] for the runaway body of the smallest
-    /// id; [`DistributedError::OnRank`] for an error a rank met alone
-    /// before its local step (a split, a migration, the ghosts: the
-    /// bodies stay as they were, the ghosts are chosen afresh at the next
-    /// step); [`DistributedError::Broken`] when a rank's local step itself
-    /// failed while others stepped.
+    /// id; [`DistributedError::OnRank`] for an error a rank met alone (a
+    /// split, a migration, the ghosts, its local step: memory exhausted
+    /// while collecting contacts). The bodies then stay as they were on
+    /// every rank (a local step is prepared, agreed, then made or called
+    /// off everywhere), and the ghosts are chosen afresh at the next step:
+    /// the world goes on as if the call had not been made.
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -766,7 +779,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn step(&mut self, dt: f64) -> Result<&[GlobalContact<D>], DistributedError> {
-        self.usable()?;
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(WorldError::BadTimeStep { dt }.into());
         }
@@ -786,21 +798,36 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             self.reset_ghosts();
             return Err(e);
         }
-        self.parked = runaways.into_iter().map(GlobalHandle).collect();
-        let local = self.injected("step").and_then(|()| self.find_contacts(dt));
-        match self.agree(local) {
-            Ok(()) => {}
-            // Every rank failed alike, before stepping: nothing moved.
-            Err(e @ DistributedError::World(_)) => return Err(e),
-            Err(DistributedError::OnRank { rank, cause }) => {
-                let broken = DistributedError::Broken { rank, cause };
-                self.broken = Some(broken.clone());
-                return Err(broken);
+        // The local step is prepared (its contacts found, nothing moved),
+        // agreed, then made on every rank or called off on every rank.
+        let prepared = self.world.prepare_step(dt).map_err(DistributedError::from);
+        let local = prepared.as_ref().map(|_| ()).map_err(Clone::clone).and_then(|()| self.injected("step"));
+        let agreed = self.agree(local);
+        let step = match (agreed, prepared) {
+            (Ok(()), Ok(step)) => step,
+            (Err(e), Ok(step)) => {
+                self.world.abort_step(step);
+                return Err(self.called_off(stopped, e));
             }
-            Err(e) => return Err(e),
-        }
+            // This rank's own error: `agree` returned the agreed one.
+            (agreed, Err(mine)) => return Err(self.called_off(stopped, agreed.err().unwrap_or(mine))),
+        };
+        self.world.commit_step(step);
+        self.parked = runaways.into_iter().map(GlobalHandle).collect();
+        self.keep_contacts();
         self.update_pairs();
         Ok(&self.contacts)
+    }
+
+    /// A step called off on every rank after its ghosts were sent (the
+    /// local step's preparation failed somewhere, and every rank's local
+    /// world has called its own off): the runaway bodies it parked move
+    /// again and every rank drops its ghosts, as after a failed exchange
+    /// of ghosts. Returns the agreed error `e`.
+    fn called_off(&mut self, stopped: Vec<(BodyHandle, [f64; D], [f64; 3])>, e: DistributedError) -> DistributedError {
+        self.unpark(stopped);
+        self.reset_ghosts();
+        e
     }
 
     fn is_live(&self, h: GlobalHandle) -> bool {
@@ -1036,10 +1063,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         Ok(mine)
     }
 
-    /// Steps the local world and keeps the contacts this rank owns.
-    fn find_contacts(&mut self, dt: f64) -> Result<(), DistributedError> {
+    /// Of the local world's step (made), keeps the contacts this rank
+    /// owns.
+    fn keep_contacts(&mut self) {
         let mut contacts = std::mem::take(&mut self.local);
-        self.world.step_into(dt, &mut contacts)?;
+        self.world.take_contacts(&mut contacts);
         let me = self.comm.rank();
         self.contacts.clear();
         self.ghost_first.clear();
@@ -1070,7 +1098,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         }
         self.local = contacts;
         self.sort_contacts();
-        Ok(())
     }
 
     /// Sorts the step's contacts by pair: by packed keys (ids and frame
