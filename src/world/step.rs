@@ -512,7 +512,8 @@ mod tests {
             // from (what the step called off found apart is no proof now).
             for world in [&mut called_off, &mut plain] {
                 world.set_velocity(runaway, [2.0, 1.0]).unwrap();
-                let moving: Vec<_> = world.bodies().filter(|(_, b)| b.motion == Motion::Moving).map(|(h, _)| h).collect();
+                let moving: Vec<_> =
+                    world.bodies().filter(|(_, b)| b.motion == Motion::Moving).map(|(h, _)| h).collect();
                 for h in moving {
                     let v = world.body(h).unwrap().velocity();
                     world.set_velocity(h, [-3.0 * v[0], -3.0 * v[1]]).unwrap();

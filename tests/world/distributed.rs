@@ -383,6 +383,66 @@ fn bad_input_is_refused_alike_on_every_rank() {
     assert!(e[3].contains("EmptyBody") && e[4].contains("BadTimeStep") && e[5] == "Ok(())" && e[6].contains("Stale"));
 }
 
+/// Whether a body lives is its owner's to say (no rank keeps a table of
+/// every id): once the bodies sit with the owners of their regions, a
+/// removed body's handle is refused on every rank by every call (before a
+/// bad number, as for an id never issued); `len` is the same on every
+/// rank; ids go on counting after removals.
+#[test]
+fn a_removed_body_is_stale_on_every_rank() {
+    let seen: Vec<Vec<String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = LocalComm::group(3)
+            .into_iter()
+            .map(|comm| {
+                s.spawn(move || {
+                    let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+                    for i in 0..30 {
+                        let x = f64::from(i) * 3.0;
+                        let f = Frame::from_aabb([x, 0.0], [x + 1.0, 1.0]).unwrap();
+                        world.insert(Body::moving(vec![f]).with_velocity([0.5, 0.0])).unwrap();
+                    }
+                    world.step(0.1).unwrap();
+                    world.remove(GlobalHandle(4)).unwrap();
+                    world.remove(GlobalHandle(17)).unwrap();
+                    world.step(0.1).unwrap();
+                    let mut seen = vec![format!("{}", world.len())];
+                    let mut note = |r: Result<(), DistributedError>| seen.push(format!("{r:?}"));
+                    note(world.set_velocity(GlobalHandle(4), [1.0, 0.0]));
+                    note(world.set_velocity(GlobalHandle(4), [f64::NAN, 0.0]));
+                    note(world.set_pose(GlobalHandle(17), Pose::from_translation([1.0, 1.0]).unwrap()));
+                    note(world.remove(GlobalHandle(17)));
+                    note(world.remove(GlobalHandle(30)));
+                    note(world.set_velocity(GlobalHandle(5), [1.0, 0.0]));
+                    let f = Frame::from_aabb([0.0, 5.0], [1.0, 6.0]).unwrap();
+                    seen.push(format!("{:?}", world.insert(Body::fixed(vec![f]))));
+                    seen.push(format!("{}", world.len()));
+                    let owners = world.comm().all_gather(vec![u64::from(world.body(GlobalHandle(5)).is_some())]);
+                    seen.push(format!("{owners:?}"));
+                    seen
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+    });
+    assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
+    let stale = |id: u64| format!("Err(StaleHandle(GlobalHandle({id})))");
+    let want = [
+        "28".to_owned(),
+        stale(4),
+        stale(4),
+        stale(17),
+        stale(17),
+        stale(30),
+        "Ok(())".to_owned(),
+        "Ok(GlobalHandle(30))".to_owned(),
+        "29".to_owned(),
+    ];
+    assert_eq!(seen[0][..9], want);
+    // Exactly one rank owns body 5, and answers for it.
+    let owners = &seen[0][9];
+    assert_eq!(owners.matches("[1]").count(), 1, "{owners}");
+}
+
 /// Every body drifts the same way, fast: bodies leave their regions every
 /// step, loads pile up on one side, and space is split anew along the
 /// way; the answers stay one world's.
@@ -665,7 +725,8 @@ fn a_failed_local_step_is_called_off_on_every_rank() {
         let mut after_all = Vec::new();
         for (rank, (failed, states, answers)) in runs.into_iter().enumerate() {
             let (e, took) = failed.unwrap_or_else(|| panic!("{ranks} ranks: rank {rank} did not fail"));
-            let named = matches!(&e, DistributedError::OnRank { rank: r, cause } if *r + 1 == ranks && cause.contains("step"));
+            let named =
+                matches!(&e, DistributedError::OnRank { rank: r, cause } if *r + 1 == ranks && cause.contains("step"));
             assert!(named, "{ranks} ranks: rank {rank}: {e:?}");
             assert!(took < std::time::Duration::from_secs(1), "{ranks} ranks: rank {rank} took {took:?}");
             let (before, after) = states.expect("the failed op is a step");

@@ -69,6 +69,24 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         agreed(&self.comm.all_gather(words), mine)
     }
 
+    /// As [`DistributedWorld::agree`], for a call on body `h`, which
+    /// lives when some rank owns it (only the owner knows): one reduction
+    /// of a flag that also says whether this rank owns `h`. Every rank
+    /// returns [`DistributedError::StaleHandle`] when no rank owns it,
+    /// before any other error (as when each rank could tell).
+    pub(super) fn agree_on(&self, h: GlobalHandle, mine: Result<(), DistributedError>) -> Result<(), DistributedError> {
+        let owns = || u64::from(self.owned.contains_key(&h.0));
+        // 0: no rank owns it; 1: some does, and no rank failed; 2: some failed.
+        let flag = if mine.is_err() { 2 } else { owns() };
+        match self.comm.all_max(flag) {
+            0 => Err(DistributedError::StaleHandle(h)),
+            1 => Ok(()),
+            // Whether it lives, then the error (rare: reductions are cheap).
+            _ if self.comm.all_max(owns()) == 0 => Err(DistributedError::StaleHandle(h)),
+            _ => self.agree(mine),
+        }
+    }
+
     /// [`Comm::all_gather`] of this rank's words, or of its error: every
     /// rank's words when no rank failed, else the agreed error.
     pub(super) fn gather_checked(

@@ -58,6 +58,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.local = contacts;
         self.sort_contacts();
         self.pairs_alone();
+        // The local world's events leave out removed bodies itself.
+        self.removed.clear();
         Ok(())
     }
 

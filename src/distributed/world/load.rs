@@ -40,7 +40,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         if root >= size {
             return Err(DistributedError::OnRank { rank: me, cause: format!("no rank {root} of {size} to load from") });
         }
-        let first = self.live.len() as u64;
+        let first = self.next_id;
         let mut out = vec![Vec::new(); size];
         let mut count = 0u64;
         let mut sent = Ok(());

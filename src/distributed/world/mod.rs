@@ -73,8 +73,14 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     peers: Vec<usize>,
     /// How far the heaviest rank may exceed the mean before a new split.
     imbalance: f64,
-    /// Live global ids (replicated: every rank tracks every body).
-    live: Vec<bool>,
+    /// The next global id, and the bodies of the whole world: counters
+    /// every rank advances alike (every rank makes every insert and
+    /// remove). Which ids live is each owner's to say (`owned`).
+    next_id: u64,
+    bodies: usize,
+    /// Ids removed since the last step, sorted when it reads them: no
+    /// `Ended` event for their pairs (every rank hears every removal).
+    removed: Vec<u64>,
     /// Owned bodies: global id to local handle.
     owned: HashMap<u64, BodyHandle>,
     /// Frames of the owned bodies.
@@ -161,7 +167,9 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             regions: None,
             peers: Vec::new(),
             imbalance: 0.25,
-            live: Vec::new(),
+            next_id: 0,
+            bodies: 0,
+            removed: Vec::new(),
             owned: HashMap::new(),
             owned_frames: 0,
             ids: Vec::new(),
@@ -262,7 +270,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert(&mut self, body: Body<D>) -> Result<GlobalHandle, DistributedError> {
-        let id = self.live.len() as u64;
+        let id = self.next_id;
         let owner = match &self.regions {
             Some(r) => r.owner(&body.pose.translation()),
             None => (id % self.comm.size() as u64) as usize,
@@ -293,7 +301,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             self.owned_frames += frames;
             self.name_slot(h.index, Some((id, None)));
         }
-        self.live.push(true);
+        self.next_id += 1;
+        self.bodies += 1;
         Ok(GlobalHandle(id))
     }
 
@@ -323,7 +332,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         &mut self,
         bodies: impl IntoIterator<Item = Body<D>>,
     ) -> Result<Vec<GlobalHandle>, DistributedError> {
-        let (first, me) = (self.live.len() as u64, self.comm.rank());
+        let (first, me) = (self.next_id, self.comm.rank());
         let mut local = Ok(());
         let mut kept = Vec::new();
         let mut count = 0u64;
@@ -377,7 +386,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             self.owned_frames += frames;
             self.name_slot(h.index, Some((id, None)));
         }
-        self.live.extend((0..count).map(|_| true));
+        self.next_id = first + count;
+        self.bodies += count as usize;
         Ok((first..first + count).map(GlobalHandle).collect())
     }
 
@@ -399,10 +409,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn remove(&mut self, h: GlobalHandle) -> Result<(), DistributedError> {
-        self.check(h)?;
+        self.issued(h)?;
         let local = self.injected("remove");
-        self.agree(local)?;
-        self.live[h.0 as usize] = false;
+        self.agree_on(h, local)?;
+        self.bodies -= 1;
+        self.removed.push(h.0);
         if let Some(local) = self.owned.remove(&h.0) {
             self.name_slot(local.index, None);
             self.owned_frames -= sure(self.world.remove(local)).frames.len();
@@ -433,13 +444,13 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_velocity(&mut self, h: GlobalHandle, velocity: [f64; D]) -> Result<(), DistributedError> {
-        self.check(h)?;
-        crate::world::check_vector("velocity", &velocity)?;
+        self.issued(h)?;
+        let numbers = crate::world::check_vector("velocity", &velocity);
         let fixed = |w: &World<D>, local| match w.body(local)?.motion {
             Motion::Fixed => Err(WorldError::FixedBody(local)),
             Motion::Moving => Ok(()),
         };
-        self.on_owner(h, fixed, |w, local| w.set_velocity(local, velocity))?;
+        self.on_owner(h, numbers, fixed, |w, local| w.set_velocity(local, velocity))?;
         if self.owned.contains_key(&h.0) {
             self.changed.entry(h.0).or_insert(false);
         }
@@ -465,7 +476,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_pose(&mut self, h: GlobalHandle, pose: Pose<D>) -> Result<(), DistributedError> {
-        self.check(h)?;
+        self.issued(h)?;
         // `World::set_pose`'s one check: every frame placed at the pose.
         let placed = |w: &World<D>, local| {
             let body = w.body(local)?;
@@ -474,7 +485,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 other => other.map(|_| ()),
             })
         };
-        self.on_owner(h, placed, |w, local| w.set_pose(local, pose))?;
+        self.on_owner(h, Ok(()), placed, |w, local| w.set_pose(local, pose))?;
         if self.owned.contains_key(&h.0) {
             self.changed.insert(h.0, true);
         }
@@ -528,7 +539,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn len(&self) -> usize {
-        self.live.iter().filter(|&&l| l).count()
+        self.bodies
     }
 
     /// True when the whole world has no body.
@@ -830,34 +841,33 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         e
     }
 
-    fn is_live(&self, h: GlobalHandle) -> bool {
-        self.live.get(h.0 as usize).copied().unwrap_or(false)
+    /// [`DistributedError::StaleHandle`] for an id never issued (every
+    /// rank knows the counter alike: no collective); whether an issued one
+    /// lives, only its owner knows ([`DistributedWorld::agree_on`]).
+    fn issued(&self, h: GlobalHandle) -> Result<(), DistributedError> {
+        if h.0 < self.next_id { Ok(()) } else { Err(DistributedError::StaleHandle(h)) }
     }
 
-    fn check(&self, h: GlobalHandle) -> Result<(), DistributedError> {
-        match self.live.get(h.0 as usize) {
-            Some(true) => Ok(()),
-            _ => Err(DistributedError::StaleHandle(h)),
-        }
-    }
-
-    /// Checks a change of `h` on its owner (`check`, as the owner's world
-    /// would refuse it), agrees on the answer with every rank, then makes
-    /// it (`apply`) when all agree.
+    /// Checks a change of `h` on its owner (`numbers`: every rank's check
+    /// of the arguments; `check`, as the owner's world would refuse it),
+    /// agrees on the answer and on whether `h` lives with every rank, then
+    /// makes it (`apply`) when all agree.
     fn on_owner(
         &mut self,
         h: GlobalHandle,
+        numbers: Result<(), WorldError>,
         check: impl FnOnce(&World<D>, BodyHandle) -> Result<(), WorldError>,
         apply: impl FnOnce(&mut World<D>, BodyHandle) -> Result<(), WorldError>,
     ) -> Result<(), DistributedError> {
         let owned = self.owned.get(&h.0).copied();
-        let local = self.injected("set").and_then(|()| match owned {
-            Some(local) => {
-                check(&self.world, local).map_err(|e| DistributedError::Refused { body: h, message: e.to_string() })
-            }
-            None => Ok(()),
-        });
-        self.agree(local)?;
+        let local =
+            numbers.map_err(DistributedError::from).and_then(|()| self.injected("set")).and_then(|()| match owned {
+                Some(local) => {
+                    check(&self.world, local).map_err(|e| DistributedError::Refused { body: h, message: e.to_string() })
+                }
+                None => Ok(()),
+            });
+        self.agree_on(h, local)?;
         if let Some(local) = owned {
             sure(apply(&mut self.world, local));
         }
