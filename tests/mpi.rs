@@ -132,6 +132,31 @@ fn a_fault_on_one_rank_ends_every_rank_with_the_same_error() {
     }
 }
 
+/// A failure of the local step on one rank of four, the run going on
+/// (`--retry`): every rank prints the same error (naming that rank and
+/// the stage) within a second; every body, whichever rank owns it, is as
+/// it was before the failed call; the step made again and the steps
+/// after it give one `World`'s contacts, bit for bit; the job exits zero.
+#[test]
+fn a_failed_local_step_changes_nothing_and_the_run_goes_on() {
+    let args = ["check", "tests/scenes/mpi_clustered.toml", "--steps", "6", "--fault", "3:step:2", "--retry"];
+    let (ok, text, took) = mpirun_timed(4, &args);
+    assert!(ok, "the job failed:\n{text}");
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("fmbgrid-mpi: rank ")).collect();
+    assert_eq!(lines.len(), 4, "one error line a rank:\n{text}");
+    for line in &lines {
+        let (head, error) = line.split_once(" ms: ").expect("the error line's form");
+        assert!(head.contains("step 3 failed"), "{line}");
+        assert!(error.contains("rank 3") && error.contains("a fault injected at step"), "{line}");
+        assert_eq!(error, lines[0].split_once(" ms: ").unwrap().1, "the same error everywhere");
+        let ms: f64 = head.rsplit(' ').next().and_then(|x| x.parse().ok()).expect("milliseconds");
+        assert!(ms < 1000.0, "{line}");
+    }
+    assert!(text.contains("after the failed step 3: every body as it was"), "{text}");
+    assert!(text.contains("6 passed, 0 failed"), "{text}");
+    eprintln!("every rank returned the error, nothing changed, the run went on; the job took {took:?}");
+}
+
 /// A rank that panics, or is killed, ends the whole job promptly with a
 /// non-zero status (the panic hook calls `MPI_Abort`; `mpirun` ends a
 /// job whose process died).

@@ -21,14 +21,15 @@
 //! (`MpiComm::world` installs a panic hook that calls `MPI_Abort`). The
 //! hidden options `--fault RANK:STAGE:SKIP`, `--panic RANK:STEP` and
 //! `--kill RANK:STEP` make one rank fail, panic or die (`kill -9`) on
-//! purpose, for `tests/mpi.rs`.
+//! purpose, for `tests/mpi.rs`; with `--retry` a failed step is not the
+//! end: every rank checks that no body changed, then steps again.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use fmbgrid::distributed::{Comm, DistributedWorld, GlobalContact, MpiComm};
+use fmbgrid::distributed::{Comm, DistributedWorld, GlobalContact, GlobalHandle, MpiComm};
 use fmbgrid::scene::Scene;
 use fmbgrid::{Body, ContactDetail, World, WorldConfig};
 
@@ -78,6 +79,10 @@ struct Faults {
     /// RANK:STEP: rank RANK kills itself (`kill -9`) before step STEP.
     #[arg(long, hide = true)]
     kill: Option<String>,
+    /// After a failed step, go on: check that every body is as it was
+    /// before the call, then make the step again.
+    #[arg(long, hide = true)]
+    retry: bool,
 }
 
 impl Faults {
@@ -245,7 +250,7 @@ fn go<const D: usize>(
     // agreement for the whole scene). Rank 0 keeps the list for `check`.
     let start = Instant::now();
     let kept = if check { bodies.clone() } else { Vec::new() };
-    world.insert_from(0, bodies).map_err(|e| error("insert".to_owned(), start, e))?;
+    let handles = world.insert_from(0, bodies).map_err(|e| error("insert".to_owned(), start, e))?;
     let bodies = kept;
     // Rank 0's own world for `check`: the same bodies (the distributed
     // world took them all, so they are valid), compared step by step.
@@ -263,8 +268,20 @@ fn go<const D: usize>(
         if Faults::at_step(&faults.kill, rank, step + 1) {
             let _ = std::process::Command::new("kill").args(["-9", &std::process::id().to_string()]).status();
         }
+        let before = faults.retry.then(|| bodies_state(&world, &handles));
         let start = Instant::now();
-        world.step(head.dt).map_err(|e| error(format!("step {}", step + 1), start, e))?;
+        if let Err(e) = world.step(head.dt) {
+            let e = error(format!("step {}", step + 1), start, e);
+            let Some(before) = before else { return Err(e) };
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("fmbgrid-mpi: {e}\n").as_bytes());
+            let same = bodies_state(&world, &handles) == before;
+            if rank == 0 {
+                let what = if same { "every body as it was" } else { "a body changed" };
+                println!("after the failed step {}: {what}", step + 1);
+            }
+            failed += usize::from(!same);
+            world.step(head.dt).map_err(|e| error(format!("step {} again", step + 1), start, e))?;
+        }
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let st = world.stats();
         // Collective: every rank gathers, in check mode only.
@@ -295,6 +312,24 @@ fn go<const D: usize>(
     // Every rank exits alike: the verdict is rank 0's.
     let verdict = world_verdict(&world, failed == 0);
     Ok(verdict)
+}
+
+/// Every body's pose and motion, whichever rank owns it, as (id, hash of
+/// their bits) sorted by id, on every rank (collective).
+fn bodies_state<const D: usize, C: Comm>(world: &DistributedWorld<D, C>, handles: &[GlobalHandle]) -> Vec<[u64; 2]> {
+    use std::hash::{Hash, Hasher};
+    let mut mine = Vec::new();
+    for &h in handles {
+        if let Some(b) = world.body(h) {
+            // Debug prints each f64 so that it reads back exactly.
+            let mut hasher = std::hash::DefaultHasher::new();
+            format!("{:?}", (b.pose(), b.velocity(), b.angular_velocity())).hash(&mut hasher);
+            mine.extend([h.0, hasher.finish()]);
+        }
+    }
+    let mut all: Vec<[u64; 2]> = world.comm().all_gather(mine).concat().chunks_exact(2).map(|c| [c[0], c[1]]).collect();
+    all.sort_unstable();
+    all
 }
 
 /// One World's contacts in the distributed world's terms: bodies by

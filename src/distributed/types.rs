@@ -62,7 +62,7 @@ pub enum GlobalEvent {
 }
 
 /// Why a [`DistributedWorld`](crate::distributed::DistributedWorld) refused an operation: the same error on
-/// every rank, and nothing changed anywhere (but for [`DistributedError::Broken`]).
+/// every rank, and nothing changed anywhere.
 ///
 /// Every call that can fail on some ranks only ends with an agreement (a
 /// reduction of an error flag over the ranks, then, on an error, a gather
@@ -107,20 +107,6 @@ pub enum DistributedError {
     /// world is as it was before the call on every rank.
     #[error("rank {rank}: {cause}")]
     OnRank {
-        /// The failing rank (the lowest, when several failed).
-        rank: usize,
-        /// Its error, as it reads.
-        cause: String,
-    },
-    /// The local step of rank `rank` failed after other ranks had stepped
-    /// theirs (memory exhausted while collecting contacts is the only way
-    /// once the runaways are agreed): the ranks' bodies are no longer at
-    /// one instant, so this call and every later one return this error,
-    /// on every rank.
-    #[error(
-        "the distributed world is broken: the local step of rank {rank} failed ({cause}) after other ranks had stepped"
-    )]
-    Broken {
         /// The failing rank (the lowest, when several failed).
         rank: usize,
         /// Its error, as it reads.

@@ -215,6 +215,19 @@ impl<const D: usize> BroadPhase<D> {
         self.edits = self.edits.wrapping_add(1);
     }
 
+    /// A step prepared when the count of changes was `edits` was called
+    /// off (the world undid its parking): the count is set back, so that
+    /// what the last step found describes the frames again; the moving
+    /// list, rebuilt for the step called off, is no longer offered to
+    /// queries (they test every frame until the next step); the pairs
+    /// remembered apart are forgotten, since their proofs assumed the
+    /// step's motion (the next step starts afresh, with the same answers).
+    pub fn aborted(&mut self, edits: u64) {
+        self.edits = edits;
+        self.listed_at = u64::MAX;
+        self.apart.forget();
+    }
+
     /// The fixed frames' list, when it lists them as they are.
     pub fn fixed_list(&self) -> Option<&CellList<D>> {
         self.fixed_fresh.then_some(&self.static_grid)

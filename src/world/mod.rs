@@ -201,6 +201,8 @@ pub struct World<const D: usize> {
     /// Bodies parked by the last step, and the step's runaways as found.
     parked: Vec<BodyHandle>,
     runaways: Vec<runaway::Found>,
+    /// What calling off a prepared step puts back (`step.rs`).
+    undo: step::StepUndo<D>,
     /// Scratch of [`World::set_poses`]: the bodies' frames at their new
     /// poses, and which entries are known unchanged.
     placed: pose::Placing<D>,
@@ -252,6 +254,7 @@ impl<const D: usize> World<D> {
             proximity: Vec::new(),
             parked: Vec::new(),
             runaways: Vec::new(),
+            undo: step::StepUndo::default(),
             placed: pose::Placing::default(),
         }
     }

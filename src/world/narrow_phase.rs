@@ -54,6 +54,9 @@ pub(super) struct NarrowPhase<const D: usize> {
     /// The broad phase's count of changes when the contacts were found:
     /// while it has not changed, they name the frames as stored.
     stepped_at: Option<u64>,
+    /// Chunks holding the contacts of a step found but not yet taken
+    /// ([`NarrowPhase::take_found`]).
+    found: usize,
 }
 
 /// One parallel chunk's reused buffers: its contacts, and the scratch of
@@ -104,10 +107,12 @@ impl<const D: usize> NarrowPhase<D> {
         self.events.clear();
     }
 
-    /// Steps 4–6: candidates, FMB, contacts in deterministic order. The
-    /// contact buffers grow fallibly: contacts that do not fit in memory
-    /// (a scene where everything overlaps everything) are an error, with
-    /// the last step's contacts untouched.
+    /// Steps 4–5: candidates and FMB, the contacts into the chunks'
+    /// buffers, and room for them in the step's results; the last step's
+    /// results stay until [`NarrowPhase::take_found`] (a step prepared can
+    /// still be called off). The contact buffers grow fallibly: contacts
+    /// that do not fit in memory (a scene where everything overlaps
+    /// everything) are an error.
     pub fn find_contacts(
         &mut self,
         broad: &BroadPhase<D>,
@@ -151,14 +156,20 @@ impl<const D: usize> NarrowPhase<D> {
             }
             return Err(WorldError::OutOfMemory { bytes });
         }
-        self.contacts.clear();
-        for c in &chunks[..count] {
-            self.contacts.extend_from_slice(&c.contacts);
-        }
+        self.found = count;
         Ok(())
     }
 
-    /// Step 6: body pairs of this step, and what started or ended (`slots`:
+    /// Step 6a: the contacts [`NarrowPhase::find_contacts`] found become
+    /// the step's, in deterministic order (room reserved: no allocation).
+    pub fn take_found(&mut self) {
+        self.contacts.clear();
+        for c in &self.chunks[..self.found] {
+            self.contacts.extend_from_slice(&c.contacts);
+        }
+    }
+
+    /// Step 6b: body pairs of this step, and what started or ended (`slots`:
     /// the world's, for the bodies' generations and whether they live).
     pub fn update_events(&mut self, slots: &[Slot<D>]) {
         std::mem::swap(&mut self.previous, &mut self.pairs);

@@ -121,6 +121,10 @@ impl<const D: usize> World<D> {
                 *d = [0.0; D];
             }
             let h = self.handle_of(f.slot);
+            // Noted first, so that a step called off can give it back.
+            if let Ok(stored) = self.stored(h) {
+                self.undo.stopped.push((h, stored.body.velocity, stored.body.angular_velocity));
+            }
             self.park(h);
             self.parked.push(h);
         }

@@ -48,6 +48,7 @@ use super::{Motion, World};
 use crate::contact::{Contact, ContactDetail};
 use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE};
+use crate::ids::BodyHandle;
 
 impl<const D: usize> World<D> {
     /// Detects every pair of frames that intersects at some instant of the
@@ -90,22 +91,86 @@ impl<const D: usize> World<D> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn step(&mut self, dt: f64) -> Result<&[Contact<D>], WorldError> {
+        let step = self.prepare_step(dt)?;
+        self.commit_step(step);
+        Ok(&self.narrow.contacts)
+    }
+
+    /// The fallible half of [`World::step`] (steps 1–5): the checks, the
+    /// stores brought up to date, the step's motion, the lists and the
+    /// narrow phase, its contacts held aside; no body moves and the last
+    /// step's results stay. Then [`World::commit_step`] makes the step
+    /// (what `step` does), or [`World::abort_step`] calls it off, for a
+    /// caller that must first hear from others (a distributed world's
+    /// ranks agree on every rank's outcome before any rank steps).
+    ///
+    /// # Errors
+    /// As [`World::step`]; the world is then as [`World::abort_step`]
+    /// leaves it.
+    pub(crate) fn prepare_step(&mut self, dt: f64) -> Result<PreparedStep, WorldError> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(WorldError::BadTimeStep { dt });
         }
-        let ready = self.check_displacements(dt)?;
+        self.undo.begin(&mut self.parked, self.broad.edits(), self.spinning);
+        let ready = match self.check_displacements(dt) {
+            Ok(ready) => ready,
+            Err(e) => {
+                // Refused before anything moved or was parked.
+                std::mem::swap(&mut self.parked, &mut self.undo.parked);
+                return Err(e);
+            }
+        };
         self.broad.refresh(self.config.cell_size, &mut self.slots);
         self.displacements(dt, ready);
         self.rank_turns(dt);
         let ctx = self.motion.context();
         self.broad.update(&ctx, self.config.detail != ContactDetail::Candidates);
-        self.narrow.find_contacts(&self.broad, &ctx, Narrowing::new(&self.config, self.spinning > 0))?;
+        let step = PreparedStep { dt };
+        match self.narrow.find_contacts(&self.broad, &ctx, Narrowing::new(&self.config, self.spinning > 0)) {
+            Ok(()) => Ok(step),
+            Err(e) => {
+                self.abort_step(step);
+                Err(e)
+            }
+        }
+    }
+
+    /// The infallible half of [`World::step`] (steps 6–7): the prepared
+    /// step's contacts, body pairs and events become the world's, and the
+    /// moving bodies advance.
+    pub(crate) fn commit_step(&mut self, step: PreparedStep) {
+        self.narrow.take_found();
         self.narrow.update_events(&self.slots);
-        self.advance(dt);
+        self.advance(step.dt);
         self.narrow.stepped(&self.broad);
         #[cfg(debug_assertions)]
         self.validate();
-        Ok(&self.narrow.contacts)
+    }
+
+    /// Calls off a prepared step: every later call sees the world as it
+    /// was before [`World::prepare_step`]. The bodies it parked get their
+    /// motion back and the last step's parked list, contacts, body pairs,
+    /// events and displacements stay. Not undone, as no later answer
+    /// depends on it (but for the order of a later step's contacts when
+    /// bodies are inserted or removed first): the stores brought up to
+    /// date (compacted, the automatic cell size chosen), which the next
+    /// step would have done; the pairs remembered apart are forgotten and
+    /// queries test every frame until the next step (`BroadPhase::aborted`).
+    pub(crate) fn abort_step(&mut self, step: PreparedStep) {
+        let PreparedStep { dt: _ } = step;
+        // Double-buffered: the last step's displacements are back in front.
+        std::mem::swap(&mut self.motion.shifts, &mut self.motion.next_shifts);
+        for (h, velocity, turn) in std::mem::take(&mut self.undo.stopped) {
+            if let Ok(stored) = self.stored_mut(h) {
+                stored.body.velocity = velocity;
+                stored.body.angular_velocity = turn;
+            }
+        }
+        self.spinning = self.undo.spinning;
+        std::mem::swap(&mut self.parked, &mut self.undo.parked);
+        self.broad.aborted(self.undo.edits);
+        #[cfg(debug_assertions)]
+        self.validate();
     }
 
     /// As [`World::step`], but the step's contacts move into `out` (its old
@@ -139,9 +204,15 @@ impl<const D: usize> World<D> {
     /// ```
     pub fn step_into(&mut self, dt: f64, out: &mut Vec<Contact<D>>) -> Result<(), WorldError> {
         self.step(dt)?;
+        self.take_contacts(out);
+        Ok(())
+    }
+
+    /// The last step's contacts move into `out` (its old content dropped,
+    /// its buffer handed back to the world), as [`World::step_into`] does.
+    pub(crate) fn take_contacts(&mut self, out: &mut Vec<Contact<D>>) {
         std::mem::swap(&mut self.narrow.contacts, out);
         self.narrow.contacts.clear();
-        Ok(())
     }
 
     /// Step 1: every moving body's displacement is finite and keeps its
@@ -155,7 +226,6 @@ impl<const D: usize> World<D> {
     /// over the contiguous store; returns true then (the displacements are
     /// ready for [`World::displacements`]).
     fn check_displacements(&mut self, dt: f64) -> Result<bool, WorldError> {
-        self.parked.clear();
         self.runaways.clear();
         if !self.broad.is_fresh(Motion::Moving) {
             // The list's buffer is reused: no allocation once warm.
@@ -321,6 +391,37 @@ impl<const D: usize> World<D> {
     }
 }
 
+/// A step [`World::prepare_step`] prepared, to hand to
+/// [`World::commit_step`] or [`World::abort_step`] (one of them, once).
+#[must_use = "a prepared step is committed or aborted"]
+#[derive(Debug)]
+pub(crate) struct PreparedStep {
+    dt: f64,
+}
+
+/// What [`World::abort_step`] puts back: the last step's parked bodies,
+/// the bodies the prepared step parked with their motion, and the count
+/// of changes and of spinning bodies before it. Buffers reused: nothing
+/// allocated unless a step parks bodies.
+#[derive(Clone, Debug, Default)]
+pub(super) struct StepUndo<const D: usize> {
+    pub parked: Vec<BodyHandle>,
+    pub stopped: Vec<(BodyHandle, [f64; D], [f64; 3])>,
+    pub edits: u64,
+    pub spinning: usize,
+}
+
+impl<const D: usize> StepUndo<D> {
+    /// A step starts: the last step's parked list moves here (`parked`
+    /// starts empty), and the counts are noted.
+    fn begin(&mut self, parked: &mut Vec<BodyHandle>, edits: u64, spinning: usize) {
+        std::mem::swap(parked, &mut self.parked);
+        parked.clear();
+        self.stopped.clear();
+        (self.edits, self.spinning) = (edits, spinning);
+    }
+}
+
 /// True when frame `f` (at rest) displaced by `d` leaves its reach.
 #[inline(always)]
 fn leaves<const D: usize>(f: &Frame<D>, d: &[f64; D]) -> bool {
@@ -345,5 +446,149 @@ fn displacement<const D: usize>(velocity: &[f64; D], dt: f64) -> Result<[f64; D]
     match d.iter().find(|x| !x.is_finite() || x.abs() > MAX_COORDINATE) {
         Some(&value) => Err(value),
         None => Ok(d),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use super::*;
+    use crate::world::{Body, WorldConfig};
+
+    /// Moving boxes (some `turning`: no pair is then remembered apart),
+    /// fixed ones, and a body of many frames: every part of a step.
+    fn scene(seed: u64, config: WorldConfig, turning: bool) -> World<2> {
+        let mut r = ChaCha8Rng::seed_from_u64(seed);
+        let mut world = World::new(config);
+        let frame = |r: &mut ChaCha8Rng, at: [f64; 2], size: f64| {
+            let s = r.random_range(0.2..size);
+            Frame::from_aabb(at, [at[0] + s, at[1] + s]).unwrap()
+        };
+        for i in 0..400 {
+            let at = [r.random_range(0.0..40.0), r.random_range(0.0..40.0)];
+            let body = if i % 5 == 0 {
+                Body::fixed(vec![frame(&mut r, at, 3.0)])
+            } else {
+                let v = [r.random_range(-8.0..8.0), r.random_range(-8.0..8.0)];
+                let b = Body::moving(vec![frame(&mut r, at, 1.5)]).with_velocity(v);
+                if turning && i % 7 == 0 { b.with_angular_velocity(r.random_range(-3.0..3.0)) } else { b }
+            };
+            world.insert(body).unwrap();
+        }
+        let mesh: Vec<_> = (0..80).map(|k| frame(&mut r, [10.0 + 0.3 * f64::from(k), 20.0], 0.5)).collect();
+        world.insert(Body::moving(mesh).with_velocity([1.0, -0.5])).unwrap();
+        world
+    }
+
+    /// Everything a caller can read of a world after a step.
+    type Seen = (Vec<Contact<2>>, Vec<(BodyHandle, BodyHandle)>, Vec<crate::ContactEvent>, Vec<BodyHandle>, String);
+
+    fn seen(world: &World<2>) -> Seen {
+        let geometry: Vec<_> = world.contacts().iter().map(|c| world.contact_geometry(c)).collect();
+        let bodies: Vec<_> = world.bodies().map(|(h, b)| (h, b.clone())).collect();
+        let rest = format!("{geometry:?} {bodies:?}");
+        (world.contacts().to_vec(), world.body_pairs().to_vec(), world.events().to_vec(), world.parked().to_vec(), rest)
+    }
+
+    /// A prepared step called off leaves the world as it was, as every
+    /// later call sees it: the last step's contacts (their geometry
+    /// included: the displacements are the last step's), pairs, events
+    /// and parked bodies, the bodies' poses and motion (a runaway the
+    /// step parked moves again), and the steps after it give, bit for bit,
+    /// what a world that never saw it gives.
+    #[test]
+    fn an_aborted_step_leaves_the_world_as_it_was() {
+        for seed in 0..4 {
+            let (config, turning) = (WorldConfig::default(), seed % 2 == 1);
+            let (mut called_off, mut plain) = (scene(seed, config, turning), scene(seed, config, turning));
+            for world in [&mut called_off, &mut plain] {
+                for _ in 0..3 {
+                    world.step(0.05).unwrap();
+                }
+            }
+            assert_eq!(seen(&called_off), seen(&plain));
+            // A runaway: the prepared step parks it.
+            let runaway = called_off.bodies().find(|(_, b)| b.motion == Motion::Moving).map(|(h, _)| h).unwrap();
+            for world in [&mut called_off, &mut plain] {
+                world.set_velocity(runaway, [1e14, 0.0]).unwrap();
+            }
+            let before = seen(&called_off);
+            let step = called_off.prepare_step(0.05).unwrap();
+            assert_eq!(called_off.parked(), [runaway], "the prepared step parked the runaway");
+            called_off.abort_step(step);
+            assert_eq!(seen(&called_off), before, "seed {seed}: the world changed");
+            assert_eq!(called_off.body(runaway).unwrap().velocity(), [1e14, 0.0]);
+            // New velocities on both: every body goes back where it came
+            // from (what the step called off found apart is no proof now).
+            for world in [&mut called_off, &mut plain] {
+                world.set_velocity(runaway, [2.0, 1.0]).unwrap();
+                let moving: Vec<_> =
+                    world.bodies().filter(|(_, b)| b.motion == Motion::Moving).map(|(h, _)| h).collect();
+                for h in moving {
+                    let v = world.body(h).unwrap().velocity();
+                    world.set_velocity(h, [-3.0 * v[0], -3.0 * v[1]]).unwrap();
+                }
+            }
+            for k in 0..6 {
+                let (a, b) = (called_off.step(0.05).unwrap().to_vec(), plain.step(0.05).unwrap().to_vec());
+                assert!(!a.is_empty());
+                assert_eq!(a, b, "seed {seed}, step {k} after");
+                assert_eq!(seen(&called_off), seen(&plain), "seed {seed}, step {k} after");
+            }
+        }
+    }
+
+    /// A step refused in its preparation (a runaway under
+    /// [`Runaway::Refuse`](crate::Runaway::Refuse)) keeps the last step's
+    /// results, and the world steps on as one that never saw it.
+    #[test]
+    fn a_refused_step_keeps_the_last_steps_results() {
+        let config = WorldConfig::default().with_runaway(crate::Runaway::Refuse);
+        let (mut refused, mut plain) = (scene(9, config, true), scene(9, config, true));
+        for world in [&mut refused, &mut plain] {
+            world.step(0.05).unwrap();
+        }
+        let h = refused.bodies().filter(|(_, b)| b.motion == Motion::Moving).nth(3).map(|(x, _)| x).unwrap();
+        let v = refused.body(h).unwrap().velocity();
+        refused.set_velocity(h, [0.0, 1e14]).unwrap();
+        let before = seen(&refused);
+        assert_eq!(refused.step(0.05), Err(WorldError::OutOfRange(h)));
+        assert_eq!(seen(&refused), before);
+        refused.set_velocity(h, v).unwrap();
+        for _ in 0..3 {
+            assert_eq!(refused.step(0.05).unwrap(), plain.step(0.05).unwrap());
+        }
+    }
+
+    /// What a step called off found apart proves nothing: a box beside a
+    /// long diagonal bar (inside the bar's box, far from the bar) moves
+    /// away from it in the step called off, then towards it, farther
+    /// than it was from the bar but not as far as the step called off
+    /// had put it: the contact is found, as by a world that never saw the
+    /// step called off.
+    #[test]
+    fn a_step_called_off_proves_no_pair_apart() {
+        let make = || {
+            let mut world = World::<2>::new(WorldConfig::default());
+            let bar = Frame::from_aabb([0.0, -0.05], [20.0, 0.05]).unwrap();
+            let pose = crate::world::Pose::from_angle(std::f64::consts::FRAC_PI_4, [0.0, 0.0]).unwrap();
+            world.insert(Body::fixed(vec![bar]).with_pose(pose)).unwrap();
+            let unit = Frame::from_aabb([10.0, 3.0], [10.2, 3.2]).unwrap();
+            let h = world.insert(Body::moving(vec![unit]).with_velocity([1.0, -1.0])).unwrap();
+            (world, h)
+        };
+        let ((mut called_off, h), (mut plain, _)) = (make(), make());
+        // Away from the bar: 4.81 from it, then 6.22.
+        let step = called_off.prepare_step(1.0).unwrap();
+        called_off.abort_step(step);
+        // Towards it: 4.95 along the normal, past the 4.81.
+        for world in [&mut called_off, &mut plain] {
+            world.set_velocity(h, [-3.5, 3.5]).unwrap();
+        }
+        let want = plain.step(1.0).unwrap().to_vec();
+        assert_eq!(want.len(), 1);
+        assert_eq!(called_off.step(1.0).unwrap(), want);
     }
 }

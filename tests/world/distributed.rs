@@ -383,6 +383,66 @@ fn bad_input_is_refused_alike_on_every_rank() {
     assert!(e[3].contains("EmptyBody") && e[4].contains("BadTimeStep") && e[5] == "Ok(())" && e[6].contains("Stale"));
 }
 
+/// Whether a body lives is its owner's to say (no rank keeps a table of
+/// every id): once the bodies sit with the owners of their regions, a
+/// removed body's handle is refused on every rank by every call (before a
+/// bad number, as for an id never issued); `len` is the same on every
+/// rank; ids go on counting after removals.
+#[test]
+fn a_removed_body_is_stale_on_every_rank() {
+    let seen: Vec<Vec<String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = LocalComm::group(3)
+            .into_iter()
+            .map(|comm| {
+                s.spawn(move || {
+                    let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+                    for i in 0..30 {
+                        let x = f64::from(i) * 3.0;
+                        let f = Frame::from_aabb([x, 0.0], [x + 1.0, 1.0]).unwrap();
+                        world.insert(Body::moving(vec![f]).with_velocity([0.5, 0.0])).unwrap();
+                    }
+                    world.step(0.1).unwrap();
+                    world.remove(GlobalHandle(4)).unwrap();
+                    world.remove(GlobalHandle(17)).unwrap();
+                    world.step(0.1).unwrap();
+                    let mut seen = vec![format!("{}", world.len())];
+                    let mut note = |r: Result<(), DistributedError>| seen.push(format!("{r:?}"));
+                    note(world.set_velocity(GlobalHandle(4), [1.0, 0.0]));
+                    note(world.set_velocity(GlobalHandle(4), [f64::NAN, 0.0]));
+                    note(world.set_pose(GlobalHandle(17), Pose::from_translation([1.0, 1.0]).unwrap()));
+                    note(world.remove(GlobalHandle(17)));
+                    note(world.remove(GlobalHandle(30)));
+                    note(world.set_velocity(GlobalHandle(5), [1.0, 0.0]));
+                    let f = Frame::from_aabb([0.0, 5.0], [1.0, 6.0]).unwrap();
+                    seen.push(format!("{:?}", world.insert(Body::fixed(vec![f]))));
+                    seen.push(format!("{}", world.len()));
+                    let owners = world.comm().all_gather(vec![u64::from(world.body(GlobalHandle(5)).is_some())]);
+                    seen.push(format!("{owners:?}"));
+                    seen
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+    });
+    assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
+    let stale = |id: u64| format!("Err(StaleHandle(GlobalHandle({id})))");
+    let want = [
+        "28".to_owned(),
+        stale(4),
+        stale(4),
+        stale(17),
+        stale(17),
+        stale(30),
+        "Ok(())".to_owned(),
+        "Ok(GlobalHandle(30))".to_owned(),
+        "29".to_owned(),
+    ];
+    assert_eq!(seen[0][..9], want);
+    // Exactly one rank owns body 5, and answers for it.
+    let owners = &seen[0][9];
+    assert_eq!(owners.matches("[1]").count(), 1, "{owners}");
+}
+
 /// Every body drifts the same way, fast: bodies leave their regions every
 /// step, loads pile up on one side, and space is split anew along the
 /// way; the answers stay one world's.
@@ -527,10 +587,10 @@ fn drifting_ops() -> Vec<Op<2>> {
 }
 
 /// What one rank saw under an injected fault: the index of the op that
-/// failed, its error and how long the call took; its answers after each
-/// step (the failed op retried once: nothing changed, so the retry gives
-/// one `World`'s answers); and whether the world ended broken.
-type Faulted = (Option<(usize, DistributedError, std::time::Duration)>, Answers, bool);
+/// failed, its error and how long the call took; and its answers after
+/// each step (the failed op retried once: nothing changed, so the retry
+/// gives one `World`'s answers).
+type Faulted = (Option<(usize, DistributedError, std::time::Duration)>, Answers);
 
 fn run_faulted(comm: LocalComm, ops: &[Op<2>], fault: Option<(usize, &str, usize)>) -> Faulted {
     let me = comm.rank();
@@ -546,14 +606,7 @@ fn run_faulted(comm: LocalComm, ops: &[Op<2>], fault: Option<(usize, &str, usize
         let start = std::time::Instant::now();
         let mut result = run_ops(&mut world, std::slice::from_ref(op));
         if let Err(e) = result {
-            let broken = matches!(e, DistributedError::Broken { .. });
             failed = Some((i, e, start.elapsed()));
-            if broken {
-                // Every later call says so, on every rank.
-                let again = run_ops(&mut world, std::slice::from_ref(op));
-                assert!(matches!(again, Err(DistributedError::Broken { .. })), "{again:?}");
-                return (failed, out, true);
-            }
             result = run_ops(&mut world, std::slice::from_ref(op));
         }
         result.expect("the retried op succeeds");
@@ -563,7 +616,7 @@ fn run_faulted(comm: LocalComm, ops: &[Op<2>], fault: Option<(usize, &str, usize
             out.push((keys, pairs, events));
         }
     }
-    (failed, out, false)
+    (failed, out)
 }
 
 /// A failure injected on one rank at each stage (insert, remove, a change
@@ -571,8 +624,8 @@ fn run_faulted(comm: LocalComm, ops: &[Op<2>], fault: Option<(usize, &str, usize
 /// halves of the migration and of the ghost exchange, the local step):
 /// every rank returns the same error, naming that rank and the stage,
 /// within a second; nothing changed (the op retried gives one `World`'s
-/// answers to the end), but for a failed local step, after which the
-/// world is broken on every rank.
+/// answers to the end), a failed local step included (prepared on every
+/// rank, then called off on every rank).
 #[test]
 fn a_fault_on_one_rank_is_agreed_by_every_rank_and_changes_nothing() {
     // Four ranks, and one (whose step is the local world's alone; it
@@ -603,27 +656,92 @@ fn faults_agreed(ranks: usize) {
         let runs = within(ranks, std::time::Duration::from_secs(60), move |comm| {
             run_faulted(comm, &shared, Some((bad, stage, skip)))
         });
-        let (first, _, _) = &runs[0];
+        let (first, _) = &runs[0];
         let (at, error, _) = first.as_ref().unwrap_or_else(|| panic!("{stage}: the fault never fired"));
         let want_error = |e: &DistributedError| match e {
-            DistributedError::OnRank { rank, cause } | DistributedError::Broken { rank, cause } => {
-                *rank == bad && cause.contains(stage)
-            }
+            DistributedError::OnRank { rank, cause } => *rank == bad && cause.contains(stage),
             _ => false,
         };
         assert!(want_error(error), "{stage}: {error:?}");
-        for (rank, (failed, got, broken)) in runs.iter().enumerate() {
+        for (rank, (failed, got)) in runs.iter().enumerate() {
             let (i, e, took) = failed.as_ref().unwrap_or_else(|| panic!("{stage}: rank {rank} did not fail"));
             assert_eq!((i, e), (at, error), "{stage}: rank {rank}");
             slowest = slowest.max(*took);
             assert!(*took < std::time::Duration::from_secs(1), "{stage}: rank {rank} took {took:?}");
-            assert_eq!(*broken, stage == "step", "{stage}: rank {rank}");
-            if !broken {
-                assert_eq!(got, &want, "{stage}: rank {rank}: the world changed");
-            }
+            assert_eq!(got, &want, "{stage}: rank {rank}: the world changed");
         }
     }
     eprintln!("{ranks} ranks: every rank returned the agreed error within {slowest:?}");
+}
+
+/// Every body's state as the ranks hold it: this rank's owned bodies by
+/// id, out of the first `n` ids.
+fn owned_bodies<C: Comm>(world: &DistributedWorld<2, C>, n: u64) -> Vec<(u64, Body<2>)> {
+    (0..n).filter_map(|id| world.body(GlobalHandle(id)).map(|b| (id, b.clone()))).collect()
+}
+
+/// A failure of the local step on one rank (after its preparation, so
+/// that every rank has prepared the step, this one included, in a step
+/// that parks a runaway body): every rank returns the same error, naming
+/// that rank, within a second; every body is as it was before the call
+/// (poses and motion, the runaway's velocity included, whichever rank now
+/// owns it); then the world steps on and gives, bit for bit, one
+/// `World`'s contacts, body pairs and events, as if the call had never
+/// been made. On 1, 2 and 4 ranks, the failure on the last rank.
+#[test]
+fn a_failed_local_step_is_called_off_on_every_rank() {
+    let mut ops = drifting_ops();
+    // Before the seventh step: a runaway, which that step parks.
+    let at = ops.iter().enumerate().filter(|(_, op)| matches!(op, Op::Step(_))).nth(6).map(|(i, _)| i).unwrap();
+    ops.insert(at, Op::Velocity(11, [1e14, 0.0]));
+    let ops = std::sync::Arc::new(ops);
+    let want = single(&ops, WorldConfig::default());
+    for ranks in [1, 2, 4] {
+        let shared = std::sync::Arc::clone(&ops);
+        let runs = within(ranks, std::time::Duration::from_secs(60), move |comm| {
+            let me = comm.rank();
+            let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+            if me + 1 == ranks {
+                world.inject_fault("step", 6);
+            }
+            let (mut failed, mut states, mut answers) = (None, None, Vec::new());
+            for op in shared.iter() {
+                let before = matches!(op, Op::Step(_)).then(|| owned_bodies(&world, 160));
+                let start = std::time::Instant::now();
+                if let Err(e) = run_ops(&mut world, std::slice::from_ref(op)) {
+                    failed = Some((e, start.elapsed()));
+                    states = before.map(|b| (b, owned_bodies(&world, 160)));
+                    run_ops(&mut world, std::slice::from_ref(op)).expect("the step again");
+                }
+                if let Op::Step(_) = op {
+                    let keys: Vec<Key> = world.gather_contacts().iter().map(key).collect();
+                    let (pairs, events) = gathered_pairs_and_events(&world);
+                    answers.push((keys, pairs, events));
+                }
+            }
+            (failed, states, answers)
+        });
+        let mut before_all = Vec::new();
+        let mut after_all = Vec::new();
+        for (rank, (failed, states, answers)) in runs.into_iter().enumerate() {
+            let (e, took) = failed.unwrap_or_else(|| panic!("{ranks} ranks: rank {rank} did not fail"));
+            let named =
+                matches!(&e, DistributedError::OnRank { rank: r, cause } if *r + 1 == ranks && cause.contains("step"));
+            assert!(named, "{ranks} ranks: rank {rank}: {e:?}");
+            assert!(took < std::time::Duration::from_secs(1), "{ranks} ranks: rank {rank} took {took:?}");
+            let (before, after) = states.expect("the failed op is a step");
+            before_all.extend(before);
+            after_all.extend(after);
+            assert_eq!(answers, want, "{ranks} ranks: rank {rank}: the world changed");
+        }
+        before_all.sort_by_key(|(id, _)| *id);
+        after_all.sort_by_key(|(id, _)| *id);
+        // Body 9 was removed before that step: 159 bodies, each owned once.
+        assert_eq!(before_all.len(), 159, "{ranks} ranks: every body owned once");
+        assert_eq!(after_all, before_all, "{ranks} ranks: a body changed");
+        let runaway = after_all.iter().find(|(id, _)| *id == 11).map(|(_, b)| b.velocity());
+        assert_eq!(runaway, Some([1e14, 0.0]), "{ranks} ranks: the runaway moves again");
+    }
 }
 
 /// A rank that panics in the middle of a step: the others panic too in

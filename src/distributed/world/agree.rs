@@ -8,7 +8,8 @@ use super::*;
 /// The stages [`DistributedWorld::inject_fault`] can make fail on one
 /// rank: `insert`, `remove`, `set` (a velocity or a pose), and in a step
 /// `runaways`, `split`, `migrate-send`, `migrate-receive`, `ghosts-send`,
-/// `ghosts-receive`, `step` (the local step).
+/// `ghosts-receive`, `step` (the local step, once prepared: it is then
+/// called off on every rank).
 #[doc(hidden)]
 pub const FAULT_STAGES: [&str; 10] = [
     "insert",
@@ -55,14 +56,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         }
     }
 
-    /// Fails every call once the world is broken.
-    pub(super) fn usable(&self) -> Result<(), DistributedError> {
-        match &self.broken {
-            Some(e) => Err(e.clone()),
-            None => Ok(()),
-        }
-    }
-
     /// Every rank's result, agreed: a reduction of the error flag, and on
     /// an error a gather of the causes (see [`DistributedError`]).
     pub(super) fn agree(&self, mine: Result<(), DistributedError>) -> Result<(), DistributedError> {
@@ -74,6 +67,24 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             Err(e) => error_words(e),
         };
         agreed(&self.comm.all_gather(words), mine)
+    }
+
+    /// As [`DistributedWorld::agree`], for a call on body `h`, which
+    /// lives when some rank owns it (only the owner knows): one reduction
+    /// of a flag that also says whether this rank owns `h`. Every rank
+    /// returns [`DistributedError::StaleHandle`] when no rank owns it,
+    /// before any other error (as when each rank could tell).
+    pub(super) fn agree_on(&self, h: GlobalHandle, mine: Result<(), DistributedError>) -> Result<(), DistributedError> {
+        let owns = || u64::from(self.owned.contains_key(&h.0));
+        // 0: no rank owns it; 1: some does, and no rank failed; 2: some failed.
+        let flag = if mine.is_err() { 2 } else { owns() };
+        match self.comm.all_max(flag) {
+            0 => Err(DistributedError::StaleHandle(h)),
+            1 => Ok(()),
+            // Whether it lives, then the error (rare: reductions are cheap).
+            _ if self.comm.all_max(owns()) == 0 => Err(DistributedError::StaleHandle(h)),
+            _ => self.agree(mine),
+        }
     }
 
     /// [`Comm::all_gather`] of this rank's words, or of its error: every

@@ -30,16 +30,14 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.changed.clear();
         self.stats.owned_bodies = self.owned.len();
         self.stats.owned_frames = self.owned_frames;
-        if let Err(DistributedError::OnRank { rank, cause }) = self.injected("step") {
-            let broken = DistributedError::Broken { rank, cause };
-            self.broken = Some(broken.clone());
-            return Err(broken);
+        let step = self.world.prepare_step(dt).map_err(|e| self.refused_alone(dt, e))?;
+        if let Err(e) = self.injected("step") {
+            self.world.abort_step(step);
+            return Err(e);
         }
+        self.world.commit_step(step);
         let mut contacts = std::mem::take(&mut self.local);
-        if let Err(e) = self.world.step_into(dt, &mut contacts) {
-            self.local = contacts;
-            return Err(self.refused_alone(dt, e));
-        }
+        self.world.take_contacts(&mut contacts);
         // The runaways the local step parked, by id.
         let mut parked = std::mem::take(&mut self.parked);
         parked.clear();
@@ -60,6 +58,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.local = contacts;
         self.sort_contacts();
         self.pairs_alone();
+        // The local world's events leave out removed bodies itself.
+        self.removed.clear();
         Ok(())
     }
 

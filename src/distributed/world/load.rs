@@ -36,12 +36,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert_from(&mut self, root: usize, bodies: Vec<Body<D>>) -> Result<Vec<GlobalHandle>, DistributedError> {
-        self.usable()?;
         let (me, size) = (self.comm.rank(), self.comm.size());
         if root >= size {
             return Err(DistributedError::OnRank { rank: me, cause: format!("no rank {root} of {size} to load from") });
         }
-        let first = self.live.len() as u64;
+        let first = self.next_id;
         let mut out = vec![Vec::new(); size];
         let mut count = 0u64;
         let mut sent = Ok(());

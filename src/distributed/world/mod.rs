@@ -73,8 +73,14 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     peers: Vec<usize>,
     /// How far the heaviest rank may exceed the mean before a new split.
     imbalance: f64,
-    /// Live global ids (replicated: every rank tracks every body).
-    live: Vec<bool>,
+    /// The next global id, and the bodies of the whole world: counters
+    /// every rank advances alike (every rank makes every insert and
+    /// remove). Which ids live is each owner's to say (`owned`).
+    next_id: u64,
+    bodies: usize,
+    /// Ids removed since the last step, sorted when it reads them: no
+    /// `Ended` event for their pairs (every rank hears every removal).
+    removed: Vec<u64>,
     /// Owned bodies: global id to local handle.
     owned: HashMap<u64, BodyHandle>,
     /// Frames of the owned bodies.
@@ -137,8 +143,6 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     /// A fault to inject on this rank: the stage, and how many times to
     /// pass it first ([`DistributedWorld::inject_fault`]).
     fault: Option<(String, usize)>,
-    /// Set when a local step failed after other ranks stepped theirs.
-    broken: Option<DistributedError>,
     /// Whether a body of any rank turns this step (agreed with the
     /// loads): the swept boxes then get a margin for round-off.
     turning: bool,
@@ -163,7 +167,9 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             regions: None,
             peers: Vec::new(),
             imbalance: 0.25,
-            live: Vec::new(),
+            next_id: 0,
+            bodies: 0,
+            removed: Vec::new(),
             owned: HashMap::new(),
             owned_frames: 0,
             ids: Vec::new(),
@@ -191,7 +197,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             parked: Vec::new(),
             stats: StepStats::default(),
             fault: None,
-            broken: None,
             turning: false,
         }
     }
@@ -265,8 +270,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert(&mut self, body: Body<D>) -> Result<GlobalHandle, DistributedError> {
-        self.usable()?;
-        let id = self.live.len() as u64;
+        let id = self.next_id;
         let owner = match &self.regions {
             Some(r) => r.owner(&body.pose.translation()),
             None => (id % self.comm.size() as u64) as usize,
@@ -297,7 +301,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             self.owned_frames += frames;
             self.name_slot(h.index, Some((id, None)));
         }
-        self.live.push(true);
+        self.next_id += 1;
+        self.bodies += 1;
         Ok(GlobalHandle(id))
     }
 
@@ -327,8 +332,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         &mut self,
         bodies: impl IntoIterator<Item = Body<D>>,
     ) -> Result<Vec<GlobalHandle>, DistributedError> {
-        self.usable()?;
-        let (first, me) = (self.live.len() as u64, self.comm.rank());
+        let (first, me) = (self.next_id, self.comm.rank());
         let mut local = Ok(());
         let mut kept = Vec::new();
         let mut count = 0u64;
@@ -382,7 +386,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             self.owned_frames += frames;
             self.name_slot(h.index, Some((id, None)));
         }
-        self.live.extend((0..count).map(|_| true));
+        self.next_id = first + count;
+        self.bodies += count as usize;
         Ok((first..first + count).map(GlobalHandle).collect())
     }
 
@@ -404,11 +409,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn remove(&mut self, h: GlobalHandle) -> Result<(), DistributedError> {
-        self.usable()?;
-        self.check(h)?;
+        self.issued(h)?;
         let local = self.injected("remove");
-        self.agree(local)?;
-        self.live[h.0 as usize] = false;
+        self.agree_on(h, local)?;
+        self.bodies -= 1;
+        self.removed.push(h.0);
         if let Some(local) = self.owned.remove(&h.0) {
             self.name_slot(local.index, None);
             self.owned_frames -= sure(self.world.remove(local)).frames.len();
@@ -439,14 +444,13 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_velocity(&mut self, h: GlobalHandle, velocity: [f64; D]) -> Result<(), DistributedError> {
-        self.usable()?;
-        self.check(h)?;
-        crate::world::check_vector("velocity", &velocity)?;
+        self.issued(h)?;
+        let numbers = crate::world::check_vector("velocity", &velocity);
         let fixed = |w: &World<D>, local| match w.body(local)?.motion {
             Motion::Fixed => Err(WorldError::FixedBody(local)),
             Motion::Moving => Ok(()),
         };
-        self.on_owner(h, fixed, |w, local| w.set_velocity(local, velocity))?;
+        self.on_owner(h, numbers, fixed, |w, local| w.set_velocity(local, velocity))?;
         if self.owned.contains_key(&h.0) {
             self.changed.entry(h.0).or_insert(false);
         }
@@ -472,8 +476,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_pose(&mut self, h: GlobalHandle, pose: Pose<D>) -> Result<(), DistributedError> {
-        self.usable()?;
-        self.check(h)?;
+        self.issued(h)?;
         // `World::set_pose`'s one check: every frame placed at the pose.
         let placed = |w: &World<D>, local| {
             let body = w.body(local)?;
@@ -482,7 +485,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 other => other.map(|_| ()),
             })
         };
-        self.on_owner(h, placed, |w, local| w.set_pose(local, pose))?;
+        self.on_owner(h, Ok(()), placed, |w, local| w.set_pose(local, pose))?;
         if self.owned.contains_key(&h.0) {
             self.changed.insert(h.0, true);
         }
@@ -504,6 +507,26 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.owned.len()
     }
 
+    /// Body `h` as this rank holds it, when this rank owns it (not a
+    /// ghost); `None` on the other ranks, and for a removed body. Not
+    /// collective: each rank answers for its own bodies.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
+    /// use fmbgrid::{Body, Frame2, WorldConfig};
+    /// let comm = LocalComm::group(1).pop().unwrap(); // one rank: no threads needed
+    /// let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+    /// let h = world.insert(Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]).with_velocity([2.0, 0.0]))?;
+    /// world.step(0.5)?;
+    /// assert_eq!(world.body(h).map(|b| b.pose().translation()), Some([1.0, 0.0]));
+    /// world.remove(h)?;
+    /// assert!(world.body(h).is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn body(&self, h: GlobalHandle) -> Option<&Body<D>> {
+        self.owned.get(&h.0).and_then(|&local| self.world.body(local).ok())
+    }
+
     /// The bodies of the whole world.
     ///
     /// ```
@@ -516,7 +539,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn len(&self) -> usize {
-        self.live.iter().filter(|&&l| l).count()
+        self.bodies
     }
 
     /// True when the whole world has no body.
@@ -748,11 +771,12 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// As [`World::step`], the same on every rank, nothing changed
     /// anywhere: [`WorldError::BadTimeStep`], or under [`Runaway::Refuse`]
     /// [`DistributedError::Runaway`] for the runaway body of the smallest
-    /// id; [`DistributedError::OnRank`] for an error a rank met alone
-    /// before its local step (a split, a migration, the ghosts: the
-    /// bodies stay as they were, the ghosts are chosen afresh at the next
-    /// step); [`DistributedError::Broken`] when a rank's local step itself
-    /// failed while others stepped.
+    /// id; [`DistributedError::OnRank`] for an error a rank met alone (a
+    /// split, a migration, the ghosts, its local step: memory exhausted
+    /// while collecting contacts). The bodies then stay as they were on
+    /// every rank (a local step is prepared, agreed, then made or called
+    /// off everywhere), and the ghosts are chosen afresh at the next step:
+    /// the world goes on as if the call had not been made.
     ///
     /// ```
     /// use fmbgrid::distributed::{DistributedWorld, LocalComm};
@@ -766,7 +790,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn step(&mut self, dt: f64) -> Result<&[GlobalContact<D>], DistributedError> {
-        self.usable()?;
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(WorldError::BadTimeStep { dt }.into());
         }
@@ -786,51 +809,65 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             self.reset_ghosts();
             return Err(e);
         }
-        self.parked = runaways.into_iter().map(GlobalHandle).collect();
-        let local = self.injected("step").and_then(|()| self.find_contacts(dt));
-        match self.agree(local) {
-            Ok(()) => {}
-            // Every rank failed alike, before stepping: nothing moved.
-            Err(e @ DistributedError::World(_)) => return Err(e),
-            Err(DistributedError::OnRank { rank, cause }) => {
-                let broken = DistributedError::Broken { rank, cause };
-                self.broken = Some(broken.clone());
-                return Err(broken);
+        // The local step is prepared (its contacts found, nothing moved),
+        // agreed, then made on every rank or called off on every rank.
+        let prepared = self.world.prepare_step(dt).map_err(DistributedError::from);
+        let local = prepared.as_ref().map(|_| ()).map_err(Clone::clone).and_then(|()| self.injected("step"));
+        let agreed = self.agree(local);
+        let step = match (agreed, prepared) {
+            (Ok(()), Ok(step)) => step,
+            (Err(e), Ok(step)) => {
+                self.world.abort_step(step);
+                return Err(self.called_off(stopped, e));
             }
-            Err(e) => return Err(e),
-        }
+            // This rank's own error: `agree` returned the agreed one.
+            (agreed, Err(mine)) => return Err(self.called_off(stopped, agreed.err().unwrap_or(mine))),
+        };
+        self.world.commit_step(step);
+        self.parked = runaways.into_iter().map(GlobalHandle).collect();
+        self.keep_contacts();
         self.update_pairs();
         Ok(&self.contacts)
     }
 
-    fn is_live(&self, h: GlobalHandle) -> bool {
-        self.live.get(h.0 as usize).copied().unwrap_or(false)
+    /// A step called off on every rank after its ghosts were sent (the
+    /// local step's preparation failed somewhere, and every rank's local
+    /// world has called its own off): the runaway bodies it parked move
+    /// again and every rank drops its ghosts, as after a failed exchange
+    /// of ghosts. Returns the agreed error `e`.
+    fn called_off(&mut self, stopped: Vec<(BodyHandle, [f64; D], [f64; 3])>, e: DistributedError) -> DistributedError {
+        self.unpark(stopped);
+        self.reset_ghosts();
+        e
     }
 
-    fn check(&self, h: GlobalHandle) -> Result<(), DistributedError> {
-        match self.live.get(h.0 as usize) {
-            Some(true) => Ok(()),
-            _ => Err(DistributedError::StaleHandle(h)),
-        }
+    /// [`DistributedError::StaleHandle`] for an id never issued (every
+    /// rank knows the counter alike: no collective); whether an issued one
+    /// lives, only its owner knows ([`DistributedWorld::agree_on`]).
+    fn issued(&self, h: GlobalHandle) -> Result<(), DistributedError> {
+        if h.0 < self.next_id { Ok(()) } else { Err(DistributedError::StaleHandle(h)) }
     }
 
-    /// Checks a change of `h` on its owner (`check`, as the owner's world
-    /// would refuse it), agrees on the answer with every rank, then makes
-    /// it (`apply`) when all agree.
+    /// Checks a change of `h` on its owner (`numbers`: every rank's check
+    /// of the arguments; `check`, as the owner's world would refuse it),
+    /// agrees on the answer and on whether `h` lives with every rank, then
+    /// makes it (`apply`) when all agree.
     fn on_owner(
         &mut self,
         h: GlobalHandle,
+        numbers: Result<(), WorldError>,
         check: impl FnOnce(&World<D>, BodyHandle) -> Result<(), WorldError>,
         apply: impl FnOnce(&mut World<D>, BodyHandle) -> Result<(), WorldError>,
     ) -> Result<(), DistributedError> {
         let owned = self.owned.get(&h.0).copied();
-        let local = self.injected("set").and_then(|()| match owned {
-            Some(local) => {
-                check(&self.world, local).map_err(|e| DistributedError::Refused { body: h, message: e.to_string() })
-            }
-            None => Ok(()),
-        });
-        self.agree(local)?;
+        let local =
+            numbers.map_err(DistributedError::from).and_then(|()| self.injected("set")).and_then(|()| match owned {
+                Some(local) => {
+                    check(&self.world, local).map_err(|e| DistributedError::Refused { body: h, message: e.to_string() })
+                }
+                None => Ok(()),
+            });
+        self.agree_on(h, local)?;
         if let Some(local) = owned {
             sure(apply(&mut self.world, local));
         }
@@ -1036,10 +1073,11 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         Ok(mine)
     }
 
-    /// Steps the local world and keeps the contacts this rank owns.
-    fn find_contacts(&mut self, dt: f64) -> Result<(), DistributedError> {
+    /// Of the local world's step (made), keeps the contacts this rank
+    /// owns.
+    fn keep_contacts(&mut self) {
         let mut contacts = std::mem::take(&mut self.local);
-        self.world.step_into(dt, &mut contacts)?;
+        self.world.take_contacts(&mut contacts);
         let me = self.comm.rank();
         self.contacts.clear();
         self.ghost_first.clear();
@@ -1070,7 +1108,6 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         }
         self.local = contacts;
         self.sort_contacts();
-        Ok(())
     }
 
     /// Sorts the step's contacts by pair: by packed keys (ids and frame

@@ -85,7 +85,12 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             push_new(&mut now, c);
         }
         let before = std::mem::replace(&mut self.pairs, now);
-        // Started events first, then the ended pairs of two live bodies.
+        // Started events first, then the ended pairs of two live bodies
+        // (a pair of the last step names live bodies, but those removed
+        // since, which every rank heard of).
+        self.removed.sort_unstable();
+        let removed = &self.removed;
+        let live = |h: GlobalHandle| removed.binary_search(&h.0).is_err();
         let mut events = std::mem::take(&mut self.events);
         events.clear();
         merge_changes(&before, &self.pairs, |kind, (a, b)| {
@@ -94,12 +99,13 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             }
         });
         merge_changes(&before, &self.pairs, |kind, (a, b)| {
-            if kind == GONE && self.is_live(a) && self.is_live(b) {
+            if kind == GONE && live(a) && live(b) {
                 events.push(GlobalEvent::Ended(a, b));
             }
         });
         self.events = events;
         self.pairs_spare = before;
+        self.removed.clear();
     }
 
     /// The state of the body pairs this rank keeps for its body `id`,
