@@ -367,8 +367,9 @@ impl<const D: usize> CellList<D> {
             self.swap_staged();
         }
         // Pass 1, in item order and in parallel, straight into the final
-        // arrays (sized exactly: no doubling slack), with each slot's
-        // bucket (huge slots in an extra last one) in `dest`.
+        // arrays (or, gathering, the staging ones; sized exactly: no
+        // doubling slack), with each slot's bucket (huge slots in an extra
+        // last one) in `dest`.
         let buckets = n.max(1).next_power_of_two();
         self.mask = buckets as u64 - 1;
         // Every entry is written below: a list of the same length is not
@@ -493,24 +494,25 @@ impl<const D: usize> CellList<D> {
         use rayon::prelude::*;
         let n = self.dest.len();
         let st = &mut self.staged;
-        // The inverse permutation: one store per item, serial.
-        resize_exact(&mut st.src, n, 0);
+        // The inverse permutation: one store per item, serial (`dest` is a
+        // permutation: every entry is written).
+        fit(&mut st.src, n, 0);
         for (i, &p) in self.dest.iter().enumerate() {
             st.src[p as usize] = i as u32;
         }
         let src = &st.src;
-        fn fill<T: Copy + Send + Sync>(out: &mut Vec<T>, from: &[T], src: &[u32]) {
+        fn gather_into<T: Copy + Send + Sync>(out: &mut Vec<T>, from: &[T], src: &[u32]) {
             // Room for exactly `n`, reused once warm: `par_extend` then
             // writes in place without growing.
             reserve_exact(out, src.len());
             out.par_extend(src.par_iter().with_min_len(PARALLEL_MIN).map(|&i| from[i as usize]));
         }
-        fill(&mut self.slots, &st.slots, src);
-        fill(&mut self.min, &st.min, src);
-        fill(&mut self.max, &st.max, src);
-        fill(&mut self.items, &st.items, src);
+        gather_into(&mut self.slots, &st.slots, src);
+        gather_into(&mut self.min, &st.min, src);
+        gather_into(&mut self.max, &st.max, src);
+        gather_into(&mut self.items, &st.items, src);
         if grouped {
-            fill(&mut self.groups, &st.groups, src);
+            gather_into(&mut self.groups, &st.groups, src);
         } else {
             self.groups.clear();
         }
