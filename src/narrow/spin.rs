@@ -1036,10 +1036,28 @@ impl<const D: usize> Pair<'_, D> {
                 continue;
             }
             self.sample(mid, &mut boxes);
-            let bases = self.bases(mid);
-            let (early, late) = (self.lid(t0, mid, mid, &bases, 1.0), self.lid(mid, t1, mid, &bases, 1.0));
-            self.box_piece(t0, mid, &early, &mut boxes);
-            self.box_piece(mid, t1, &late, &mut boxes);
+            // Only the faces where the piece reaches beyond the bound need
+            // a lid (bit `2k + 1`: the maximum along axis `k`).
+            let bound = boxes.bound();
+            let beyond = (0..D).fold(0_u8, |m, k| {
+                m | u8::from(p.aabb.max[k] > bound.max[k]) << (2 * k + 1)
+                    | u8::from(p.aabb.min[k] < bound.min[k]) << (2 * k)
+            });
+            let (early, late) = if beyond != 0 && self.lids_may_hold(0.5 * (t1 - t0)) {
+                let at = self.planes_at(mid);
+                let bases = self.bases(&at, beyond);
+                (self.lid(&at, [t0, mid], mid, &bases, 1.0), self.lid(&at, [mid, t1], mid, &bases, 1.0))
+            } else {
+                (everything(), everything())
+            };
+            // The piece's own box holds the intersection over both halves
+            // too (their enclosures' boxes may reach beyond it, and so
+            // would undo the clipping the piece already had).
+            for (span, lid) in [([t0, mid], early), ([mid, t1], late)] {
+                if let Some(lid) = lid.intersection(&p.aabb) {
+                    self.box_piece(span[0], span[1], &lid, &mut boxes);
+                }
+            }
         }
         boxes.finish()
     }
@@ -1114,29 +1132,51 @@ impl<const D: usize> Pair<'_, D> {
         at
     }
 
-    /// For each face of the box, the basis (`D` half-spaces whose normals
+    /// False when no lid ([`Pair::face_bound`]) can hold over pieces of
+    /// length `span`: both frames turn by a radian or more (the weights
+    /// move by at least the turn of the frame holding most of the basis,
+    /// times `‖M⁻¹‖ ≥ 1`), or the frames turn by half a radian or more
+    /// relative to each other. Spares the search for bases.
+    fn lids_may_hold(&self, span: f64) -> bool {
+        let relative = norm(&sub(&self.a.spin.rate, &self.b.spin.rate));
+        self.a.angle.min(self.b.angle) * span < 1.0 && relative * span < 0.5
+    }
+
+    /// For each face of the box in `faces` (bit `2k + 1`: the maximum
+    /// along axis `k`, bit `2k`: the minimum), the basis (`D` half-spaces whose normals
     /// the face's outward axis is a positive combination of) whose vertex
-    /// lies least far out at instant `t`: by linear programming duality
+    /// lies least far out at the instant of `at`: by linear programming duality
     /// every such vertex bounds the intersection on that face, and the
     /// least of them is the intersection's own extreme (its optimal basis)
     /// when the frames overlap then. Every `D` of the pair's half-spaces
     /// are tried (220 in 3D at most: a few µs, once a halving).
-    fn bases(&self, t: f64) -> Bases<D> {
-        let at = self.planes_at(t);
+    fn bases(&self, at: &Planes<D>, faces: u8) -> Bases<D> {
         let m = self.planes.len();
         let mut best: [(f64, Option<[u8; D]>); 6] = [(f64::INFINITY, None); 6];
         let mut idx: [usize; D] = std::array::from_fn(|i| i);
         loop {
             let rows: [[f64; D]; D] = std::array::from_fn(|j| at.n[idx[j]]);
-            // `g[j]·n[i] = δᵢⱼ`: the columns of `N⁻¹` as rows.
-            if let Some((g, det)) = invert_columns(&rows) {
-                // A nearly singular basis bounds nothing useful.
-                if det.abs() > 1e-9 * rows.iter().map(norm).product::<f64>() {
-                    let p: [f64; D] = std::array::from_fn(|k| (0..D).map(|j| at.c[idx[j]] * g[j][k]).sum());
-                    for (f, b) in best.iter_mut().enumerate().take(2 * D) {
-                        let (k, s) = (f / 2, if f % 2 == 1 { 1.0 } else { -1.0 });
-                        if (0..D).all(|j| s * g[j][k] > 0.0) && s * p[k] < b.0 {
-                            *b = (s * p[k], Some(idx.map(|i| i as u8)));
+            // The adjugate: `adj[j]·n[i] = det·δᵢⱼ` (rows of `det·N⁻ᵀ`),
+            // whose signs decide the weights before any division.
+            let adj: [[f64; D]; D] = std::array::from_fn(|j| {
+                let (a, b) = (&rows[(j + 1) % D], &rows[(j + 2) % D]);
+                std::array::from_fn(|x| {
+                    if D == 2 {
+                        [rows[1 - j][1], -rows[1 - j][0]][x] * if j == 0 { 1.0 } else { -1.0 }
+                    } else {
+                        a[(x + 1) % D] * b[(x + 2) % D] - a[(x + 2) % D] * b[(x + 1) % D]
+                    }
+                })
+            });
+            let det = dot(&adj[0], &rows[0]);
+            // A nearly singular basis bounds nothing useful (unit normals).
+            if det.abs() > 1e-9 {
+                for (f, b) in best.iter_mut().enumerate().take(2 * D).filter(|(f, _)| faces >> f & 1 == 1) {
+                    let (k, s) = (f / 2, if f % 2 == 1 { det } else { -det });
+                    if (0..D).all(|j| s * adj[j][k] > 0.0) {
+                        let value = (0..D).map(|j| at.c[idx[j]] * adj[j][k]).sum::<f64>() * s / (det * det);
+                        if value < b.0 {
+                            *b = (value, Some(idx.map(|i| i as u8)));
                         }
                     }
                 }
@@ -1151,19 +1191,19 @@ impl<const D: usize> Pair<'_, D> {
         best.map(|b| b.1)
     }
 
-    /// A box the true intersection stays in at every instant of `[t0,
-    /// t1]`, from the bases found at `tc` (in `[t0, t1]`; see
+    /// A box the true intersection stays in at every instant of `span`,
+    /// from the bases found at `tc` (in `span`; the half-spaces then in
+    /// `at`; see
     /// [`Pair::face_bound`]): unbounded on the faces with no basis or
     /// whose bound does not hold over the piece. Second order in the
     /// piece's length where a basis is optimal (`second` scales the
     /// second-order term: 1 but in the tests that show it is needed).
-    fn lid(&self, t0: f64, t1: f64, tc: f64, bases: &Bases<D>, second: f64) -> Aabb<D> {
-        let at = self.planes_at(tc);
+    fn lid(&self, at: &Planes<D>, span: [f64; 2], tc: f64, bases: &Bases<D>, second: f64) -> Aabb<D> {
         let mut lid = everything();
         for (f, basis) in bases.iter().enumerate().take(2 * D) {
             let Some(basis) = basis else { continue };
             let up = f % 2 == 1;
-            if let Some(x) = self.face_bound(&at, [t0, t1], tc, basis, f / 2, up, second) {
+            if let Some(x) = self.face_bound(at, span, tc, basis, f / 2, up, second) {
                 if up {
                     lid.max[f / 2] = x;
                 } else {
@@ -1512,7 +1552,8 @@ mod tests {
             let span = 0.5_f64.powi(r.random_range(2..=12));
             let t0 = r.random_range(0.0..=1.0 - span);
             let tc = [t0, t0 + span, t0 + r.random_range(0.0..=span)][r.random_range(0..3)];
-            let lid = pair.lid(t0, t0 + span, tc, &pair.bases(tc), second);
+            let at = pair.planes_at(tc);
+            let lid = pair.lid(&at, [t0, t0 + span], tc, &pair.bases(&at, 0x3f), second);
             bounded += (0..D)
                 .map(|k| usize::from(lid.max[k].is_finite()) + usize::from(lid.min[k].is_finite()))
                 .sum::<usize>();
