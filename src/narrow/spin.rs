@@ -806,10 +806,7 @@ pub fn intersect_spinning<const D: usize>(
             box_within_tolerance: true,
         }));
     }
-    let (a, b) = (Mover::new(a, spin_a), Mover::new(b, spin_b));
-    let planes = Plane::of(&a, false).chain(Plane::of(&b, true)).collect();
-    let pair = Pair { a, b, planes, tolerance, tests: 0 };
-    Ok(pair.contact())
+    Ok(Pair::new(Mover::new(a, spin_a), Mover::new(b, spin_b), tolerance).contact())
 }
 
 /// Pieces of the step in which the interiors may meet: where, the exact
@@ -829,8 +826,40 @@ struct Pair<'a, const D: usize> {
     a: Mover<'a, D>,
     b: Mover<'a, D>,
     planes: ArrayVec<Plane<D>, 12>,
+    /// True when `b` comes first in the frames' own order
+    /// ([`Pair::new`]).
+    b_first: bool,
     tolerance: f64,
     tests: usize,
+}
+
+impl<'a, const D: usize> Pair<'a, D> {
+    /// The pair, its half-spaces listed frame by frame in an order of the
+    /// frames themselves (their numbers compared in turn), not of the
+    /// arguments: the lids ([`Pair::lid`]) then round the same way
+    /// whichever frame is `a`, and so do the boxes (a world and a brute
+    /// force calling the pair in either order agree bit for bit).
+    fn new(a: Mover<'a, D>, b: Mover<'a, D>, tolerance: f64) -> Self {
+        let numbers = |m: &Mover<'_, D>| {
+            let f = m.frame;
+            let c = f.components();
+            let kind = f64::from(u8::from(f.kind() == FrameKind::Cuboid));
+            std::iter::once(kind)
+                .chain(f.origin())
+                .chain(c.into_iter().flatten())
+                .chain(f.velocity())
+                .chain(m.spin.pivot)
+                .chain(m.spin.rate)
+        };
+        let order = numbers(&b).zip(numbers(&a)).map(|(x, y)| x.total_cmp(&y)).find(|o| o.is_ne());
+        let b_first = order.is_some_and(|o| o.is_lt());
+        let planes = if b_first {
+            Plane::of(&b, true).chain(Plane::of(&a, false)).collect()
+        } else {
+            Plane::of(&a, false).chain(Plane::of(&b, true)).collect()
+        };
+        Pair { a, b, planes, b_first, tolerance, tests: 0 }
+    }
 }
 
 /// One half-space of a frame in motion: at instant `t`, its points `x`
@@ -1275,7 +1304,10 @@ impl<const D: usize> Pair<'_, D> {
         let (g, _) = invert_columns(&rows)?;
         let p: [f64; D] = std::array::from_fn(|x| (0..D).map(|j| at.c[j_of(j)] * g[j][x]).sum());
         let of_b = |j: usize| self.planes[j_of(j)].of_b;
-        let f_is_b = 2 * (0..D).filter(|&j| of_b(j)).count() > D;
+        // 2D, one side of each: the frame that comes first, as the
+        // planes do (the same rounding in either order of the arguments).
+        let count_b = (0..D).filter(|&j| of_b(j)).count();
+        let f_is_b = if 2 * count_b == D { self.b_first } else { 2 * count_b > D };
         let (fm, om) = if f_is_b { (&self.b, &self.a) } else { (&self.a, &self.b) };
         let others = || (0..D).filter(move |&j| of_b(j) != f_is_b);
         if others().count() > 1 {
@@ -1563,9 +1595,7 @@ mod tests {
             if sa.is_still() && sb.is_still() {
                 continue;
             }
-            let (ma, mb) = (Mover::new(&a, &sa), Mover::new(&b, &sb));
-            let planes = Plane::of(&ma, false).chain(Plane::of(&mb, true)).collect();
-            let pair = Pair { a: ma, b: mb, planes, tolerance: 1e-3, tests: 0 };
+            let pair = Pair::new(Mover::new(&a, &sa), Mover::new(&b, &sb), 1e-3);
             let span = 0.5_f64.powi(r.random_range(2..=12));
             let t0 = r.random_range(0.0..=1.0 - span);
             let tc = [t0, t0 + span, t0 + r.random_range(0.0..=span)][r.random_range(0..3)];
