@@ -80,10 +80,11 @@
 //! alone refine at first order where a face of the box is set by an edge
 //! crossing a face (the enclosures' faces do not tilt with the frames),
 //! which needed pieces of about `τ` over the turn's speed all along the
-//! instants where that face is near its extreme. The box is finally clipped to the overlap of the two frames'
-//! swept boxes over the interval: at every instant the intersection lies
-//! in both frames. A turn that sweeps a frame's corner past a face many
-//! times still reports a box no larger than the region the corner reaches.
+//! instants where that face is near its extreme. The box is finally
+//! clipped to the overlap of the two frames' swept boxes over the
+//! interval: at every instant the intersection lies in both frames. A
+//! turn that sweeps a frame's corner past a face many times still reports
+//! a box no larger than the region the corner reaches.
 //!
 //! **Guarantees** ([`intersect_spinning`]):
 //! * no missed contact: every instant at which the true frames' interiors
@@ -1619,9 +1620,8 @@ mod tests {
     fn lids_hold_the_true_intersection() {
         let (two, three) = (beyond_lids::<2>(3, 1.0), beyond_lids::<3>(4, 1.0));
         let (two_first, three_first) = (beyond_lids::<2>(3, 0.0), beyond_lids::<3>(4, 0.0));
-        println!(
-            "faces beyond their lid, of faces bounded: 2D {two:?}, 3D {three:?}; first order only: {two_first:?}, {three_first:?}"
-        );
+        println!("faces beyond their lid, of faces bounded: 2D {two:?}, 3D {three:?}");
+        println!("with the first-order terms only: 2D {two_first:?}, 3D {three_first:?}");
         for (d, (out, bounded)) in [(2, two), (3, three)] {
             assert_eq!(out, 0, "{d}D");
             // The lids bound faces (the test is not vacuous).
