@@ -835,12 +835,22 @@ struct Pair<'a, const D: usize> {
 }
 
 impl<'a, const D: usize> Pair<'a, D> {
-    /// The pair, its half-spaces listed frame by frame in an order of the
+    /// The pair, its half-spaces not listed yet ([`Pair::list_planes`]:
+    /// only a box's refinement needs them, and most pairs are decided
+    /// before).
+    fn new(a: Mover<'a, D>, b: Mover<'a, D>, tolerance: f64) -> Self {
+        Pair { a, b, planes: ArrayVec::new(), b_first: false, tolerance, tests: 0 }
+    }
+
+    /// Lists the half-spaces (once), frame by frame in an order of the
     /// frames themselves (their numbers compared in turn), not of the
     /// arguments: the lids ([`Pair::lid`]) then round the same way
     /// whichever frame is `a`, and so do the boxes (a world and a brute
     /// force calling the pair in either order agree bit for bit).
-    fn new(a: Mover<'a, D>, b: Mover<'a, D>, tolerance: f64) -> Self {
+    fn list_planes(&mut self) {
+        if !self.planes.is_empty() {
+            return;
+        }
         let numbers = |m: &Mover<'_, D>| {
             let f = m.frame;
             let c = f.components();
@@ -852,14 +862,14 @@ impl<'a, const D: usize> Pair<'a, D> {
                 .chain(m.spin.pivot)
                 .chain(m.spin.rate)
         };
-        let order = numbers(&b).zip(numbers(&a)).map(|(x, y)| x.total_cmp(&y)).find(|o| o.is_ne());
-        let b_first = order.is_some_and(|o| o.is_lt());
-        let planes = if b_first {
-            Plane::of(&b, true).chain(Plane::of(&a, false)).collect()
+        let order = numbers(&self.b).zip(numbers(&self.a)).map(|(x, y)| x.total_cmp(&y)).find(|o| o.is_ne());
+        self.b_first = order.is_some_and(|o| o.is_lt());
+        let (a, b) = (&self.a, &self.b);
+        self.planes = if self.b_first {
+            Plane::of(b, true).chain(Plane::of(a, false)).collect()
         } else {
-            Plane::of(&a, false).chain(Plane::of(&b, true)).collect()
+            Plane::of(a, false).chain(Plane::of(b, true)).collect()
         };
-        Pair { a, b, planes, b_first, tolerance, tests: 0 }
     }
 }
 
@@ -1091,6 +1101,7 @@ impl<const D: usize> Pair<'_, D> {
                     | u8::from(p.aabb.min[k] < bound.min[k]) << (2 * k)
             });
             let (early, late) = if beyond != 0 && self.lids_may_hold(0.5 * (t1 - t0)) {
+                self.list_planes();
                 let at = self.planes_at(mid);
                 let bases = self.bases(&at, beyond);
                 (self.lid(&at, [t0, mid], mid, &bases, 1.0), self.lid(&at, [mid, t1], mid, &bases, 1.0))
@@ -1596,7 +1607,8 @@ mod tests {
             if sa.is_still() && sb.is_still() {
                 continue;
             }
-            let pair = Pair::new(Mover::new(&a, &sa), Mover::new(&b, &sb), 1e-3);
+            let mut pair = Pair::new(Mover::new(&a, &sa), Mover::new(&b, &sb), 1e-3);
+            pair.list_planes();
             let span = 0.5_f64.powi(r.random_range(2..=12));
             let t0 = r.random_range(0.0..=1.0 - span);
             let tc = [t0, t0 + span, t0 + r.random_range(0.0..=span)][r.random_range(0..3)];
