@@ -2,7 +2,7 @@
 //! normal and a contact point (after Eberly's "last separating axis").
 //!
 //! FMB gives the exact first instant `t` at which the interiors meet
-//! ([`overlap_interval`](crate::overlap_interval)). Along each candidate
+//! ([`overlap_interval`]). Along each candidate
 //! axis (`axes.rs`: the Minkowski difference's facet normals, the same for
 //! every instant since frames only translate) the projections start to
 //! overlap at some instant; the interiors meet once all of them do, so `t`

@@ -1,8 +1,8 @@
 //! Queries on two frames beyond the narrow phase's yes or no: how far
-//! apart they are, with a closest point on each ([`distance`]), and how
+//! apart they are, with a closest point on each ([`distance()`]), and how
 //! deep they interpenetrate and along which direction to push them apart
-//! ([`penetration`]), and when, where and along which normal two moving
-//! frames first touch, and the set where they meet ([`first_contact`],
+//! ([`penetration()`]), and when, where and along which normal two moving
+//! frames first touch, and the set where they meet ([`first_contact()`],
 //! [`ContactSet`]); and where a ray meets a frame
 //! ([`ray_cast`]).
 //!

@@ -17,7 +17,7 @@
 //!    (grouped in the list, so their boxes are not even compared) and
 //!    filtered bodies are skipped.
 //! 5. The narrow phase on each candidate, as the world's
-//!    [`ContactDetail`](crate::ContactDetail) asks: FMB with the exact box
+//!    [`ContactDetail`] asks: FMB with the exact box
 //!    (`intersect`), FMB's interval alone (`overlap_interval`), or none;
 //!    pairs FMB found apart by more than the distance their bodies have
 //!    travelled since are skipped, and pairs it rejects remembered
