@@ -354,28 +354,21 @@ fn run_ops<const D: usize, C: Comm>(world: &mut DistributedWorld<D, C>, ops: &[O
 
 #[test]
 fn bad_input_is_refused_alike_on_every_rank() {
-    let errors: Vec<Vec<String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = LocalComm::group(3)
-            .into_iter()
-            .map(|comm| {
-                s.spawn(move || {
-                    let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
-                    let floor = Frame::from_aabb([0.0, 0.0], [10.0, 1.0]).unwrap();
-                    let fixed = world.insert(Body::fixed(vec![floor])).unwrap();
-                    let mut seen = Vec::new();
-                    let mut note = |r: Result<(), DistributedError>| seen.push(format!("{r:?}"));
-                    note(world.set_velocity(fixed, [1.0, 0.0]));
-                    note(world.set_velocity(fixed, [f64::NAN, 0.0]));
-                    note(world.set_velocity(GlobalHandle(99), [1.0, 0.0]));
-                    note(world.insert(Body::moving(vec![])).map(|_| ()));
-                    note(world.step(f64::NAN).map(|_| ()));
-                    note(world.remove(fixed));
-                    note(world.remove(fixed));
-                    seen
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+    // A rank that hangs fails the test instead of hanging it.
+    let errors: Vec<Vec<String>> = within(3, std::time::Duration::from_secs(60), |comm| {
+        let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+        let floor = Frame::from_aabb([0.0, 0.0], [10.0, 1.0]).unwrap();
+        let fixed = world.insert(Body::fixed(vec![floor])).unwrap();
+        let mut seen = Vec::new();
+        let mut note = |r: Result<(), DistributedError>| seen.push(format!("{r:?}"));
+        note(world.set_velocity(fixed, [1.0, 0.0]));
+        note(world.set_velocity(fixed, [f64::NAN, 0.0]));
+        note(world.set_velocity(GlobalHandle(99), [1.0, 0.0]));
+        note(world.insert(Body::moving(vec![])).map(|_| ()));
+        note(world.step(f64::NAN).map(|_| ()));
+        note(world.remove(fixed));
+        note(world.remove(fixed));
+        seen
     });
     assert!(errors.windows(2).all(|w| w[0] == w[1]), "{errors:?}");
     let e = &errors[0];
@@ -390,39 +383,32 @@ fn bad_input_is_refused_alike_on_every_rank() {
 /// rank; ids go on counting after removals.
 #[test]
 fn a_removed_body_is_stale_on_every_rank() {
-    let seen: Vec<Vec<String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = LocalComm::group(3)
-            .into_iter()
-            .map(|comm| {
-                s.spawn(move || {
-                    let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
-                    for i in 0..30 {
-                        let x = f64::from(i) * 3.0;
-                        let f = Frame::from_aabb([x, 0.0], [x + 1.0, 1.0]).unwrap();
-                        world.insert(Body::moving(vec![f]).with_velocity([0.5, 0.0])).unwrap();
-                    }
-                    world.step(0.1).unwrap();
-                    world.remove(GlobalHandle(4)).unwrap();
-                    world.remove(GlobalHandle(17)).unwrap();
-                    world.step(0.1).unwrap();
-                    let mut seen = vec![format!("{}", world.len())];
-                    let mut note = |r: Result<(), DistributedError>| seen.push(format!("{r:?}"));
-                    note(world.set_velocity(GlobalHandle(4), [1.0, 0.0]));
-                    note(world.set_velocity(GlobalHandle(4), [f64::NAN, 0.0]));
-                    note(world.set_pose(GlobalHandle(17), Pose::from_translation([1.0, 1.0]).unwrap()));
-                    note(world.remove(GlobalHandle(17)));
-                    note(world.remove(GlobalHandle(30)));
-                    note(world.set_velocity(GlobalHandle(5), [1.0, 0.0]));
-                    let f = Frame::from_aabb([0.0, 5.0], [1.0, 6.0]).unwrap();
-                    seen.push(format!("{:?}", world.insert(Body::fixed(vec![f]))));
-                    seen.push(format!("{}", world.len()));
-                    let owners = world.comm().all_gather(vec![u64::from(world.body(GlobalHandle(5)).is_some())]);
-                    seen.push(format!("{owners:?}"));
-                    seen
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+    // A rank that hangs fails the test instead of hanging it.
+    let seen: Vec<Vec<String>> = within(3, std::time::Duration::from_secs(60), |comm| {
+        let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+        for i in 0..30 {
+            let x = f64::from(i) * 3.0;
+            let f = Frame::from_aabb([x, 0.0], [x + 1.0, 1.0]).unwrap();
+            world.insert(Body::moving(vec![f]).with_velocity([0.5, 0.0])).unwrap();
+        }
+        world.step(0.1).unwrap();
+        world.remove(GlobalHandle(4)).unwrap();
+        world.remove(GlobalHandle(17)).unwrap();
+        world.step(0.1).unwrap();
+        let mut seen = vec![format!("{}", world.len())];
+        let mut note = |r: Result<(), DistributedError>| seen.push(format!("{r:?}"));
+        note(world.set_velocity(GlobalHandle(4), [1.0, 0.0]));
+        note(world.set_velocity(GlobalHandle(4), [f64::NAN, 0.0]));
+        note(world.set_pose(GlobalHandle(17), Pose::from_translation([1.0, 1.0]).unwrap()));
+        note(world.remove(GlobalHandle(17)));
+        note(world.remove(GlobalHandle(30)));
+        note(world.set_velocity(GlobalHandle(5), [1.0, 0.0]));
+        let f = Frame::from_aabb([0.0, 5.0], [1.0, 6.0]).unwrap();
+        seen.push(format!("{:?}", world.insert(Body::fixed(vec![f]))));
+        seen.push(format!("{}", world.len()));
+        let owners = world.comm().all_gather(vec![u64::from(world.body(GlobalHandle(5)).is_some())]);
+        seen.push(format!("{owners:?}"));
+        seen
     });
     assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
     let stale = |id: u64| format!("Err(StaleHandle(GlobalHandle({id})))");
