@@ -146,8 +146,9 @@ struct Stored<const D: usize> {
     /// The store holds the body's frames exactly as placing them at
     /// `body.pose` gives them (`placed_frame`), bit for bit: set where they
     /// are placed, cleared where they move otherwise (a step's displacement,
-    /// a turn, frames copied in). [`World::set_poses`] to the same pose then
-    /// has nothing to compare.
+    /// a turn, frames copied in), false after a restore until compared.
+    /// [`World::set_poses`] to the same pose then has nothing to compare;
+    /// [`World::validate`] checks it.
     placed: bool,
 }
 
