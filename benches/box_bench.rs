@@ -8,10 +8,12 @@
 //!   (`intersect` with the box of the full enumeration), `sat` (the
 //!   separating-axis oracle's `contact_interval`), `none` (the loop
 //!   alone), `check` (new against enumerated, both orders bit for bit);
-//! * CLASS: `{2,3}{s,m}-{cc,tt,ct}` (oriented boxes / simplices of the
-//!   world's scenes, static or moving by velocity/60), `p{2,3}{s,m}` (the
-//!   paper's ±100 frames, AABB-overlapping pairs, mixed kinds), or `all`
-//!   (check mode only);
+//! * CLASS: `{2,3}{s,m,f}-{cc,tt,ct}` (oriented boxes / simplices of the
+//!   world's scenes, static, moving by velocity/60 with velocities ±3 or,
+//!   `f`, ±52 units/s as the fast scenes'), `p{2,3}{s,m}` (the paper's ±100
+//!   frames, AABB-overlapping pairs, mixed kinds), or `all` (check mode
+//!   only); the suffix `-miss` takes pairs whose boxes overlap but which
+//!   never intersect (FMB's rejections) instead of intersecting ones;
 //! * `--csv FILE` appends one row per class to FILE (columns
 //!   `BOX_HEADER`): the wall time per pair of the timed modes (one pass,
 //!   the pairs' generation excluded), or the check's figures.
@@ -36,6 +38,9 @@ mod scenes;
 const BOX_HEADER: &str = "bench,mode,class,pairs,seed,ns_per_pair,fast_path_share,max_rel_diff,asymmetric";
 
 const SPEED: f64 = 3.0;
+/// Fast movers (class `{2,3}f-…`): velocity components uniform in ±52
+/// units/s (σ = 30, as the `uniform-fast` scene's), about half a box a step.
+const FAST_SPEED: f64 = 52.0;
 const DT: f64 = 1.0 / 60.0;
 
 /// Components of a shape like the world scenes': 3D oriented box (half
@@ -63,13 +68,16 @@ fn components<const D: usize>(rng: &mut ChaCha8Rng) -> [[f64; D]; D] {
     c
 }
 
-fn shape<const D: usize>(rng: &mut ChaCha8Rng, kind: FrameKind, spread: f64, moving: bool) -> Frame<D> {
+fn shape<const D: usize>(rng: &mut ChaCha8Rng, kind: FrameKind, spread: f64, speed: Option<f64>) -> Frame<D> {
     let center: [f64; D] = std::array::from_fn(|_| rng.random_range(-spread..spread));
     let c = components::<D>(rng);
     let weight = if kind == FrameKind::Cuboid { 0.5 } else { 1.0 / (D as f64 + 1.0) };
     let origin = std::array::from_fn(|k| center[k] - weight * (0..D).map(|i| c[i][k]).sum::<f64>());
     let f = Frame::new(kind, origin, c).expect("well-formed shape");
-    if moving { f.with_velocity(std::array::from_fn(|_| rng.random_range(-SPEED..SPEED) * DT)).unwrap() } else { f }
+    match speed {
+        Some(v) => f.with_velocity(std::array::from_fn(|_| rng.random_range(-v..v) * DT)).unwrap(),
+        None => f,
+    }
 }
 
 fn paper<const D: usize>(rng: &mut ChaCha8Rng, moving: bool) -> Frame<D> {
@@ -83,10 +91,18 @@ fn paper<const D: usize>(rng: &mut ChaCha8Rng, moving: bool) -> Frame<D> {
     }
 }
 
-/// `n` intersecting pairs of `class`.
+/// `n` intersecting pairs of `class`; with the suffix `-miss`, pairs
+/// whose (swept) boxes overlap but which never intersect: FMB's rejections.
 fn pairs<const D: usize>(class: &str, n: usize, seed: u64) -> Vec<(Frame<D>, Frame<D>)> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let moving = class.as_bytes()[if class.starts_with('p') { 2 } else { 1 }] == b'm';
+    let motion = class.as_bytes()[if class.starts_with('p') { 2 } else { 1 }];
+    let moving = motion != b's';
+    let speed = match motion {
+        b'm' => Some(SPEED),
+        b'f' => Some(FAST_SPEED),
+        _ => None,
+    };
+    let miss = class.ends_with("-miss");
     let kinds = |k: u8| if k == b'c' { FrameKind::Cuboid } else { FrameKind::Tetrahedron };
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
@@ -95,9 +111,14 @@ fn pairs<const D: usize>(class: &str, n: usize, seed: u64) -> Vec<(Frame<D>, Fra
         } else {
             let k = &class.as_bytes()[3..5];
             let spread = if D == 3 { 2.0 } else { 1.75 };
-            (shape::<D>(&mut rng, kinds(k[0]), spread, moving), shape::<D>(&mut rng, kinds(k[1]), spread, moving))
+            (shape::<D>(&mut rng, kinds(k[0]), spread, speed), shape::<D>(&mut rng, kinds(k[1]), spread, speed))
         };
-        if intersect_enumerated(&a, &b).is_some() {
+        let kept = if miss {
+            a.aabb().intersects(&b.aabb()) && intersect_enumerated(&a, &b).is_none()
+        } else {
+            intersect_enumerated(&a, &b).is_some()
+        };
+        if kept {
             out.push((a, b));
         }
     }

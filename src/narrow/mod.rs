@@ -5,11 +5,12 @@
 //! arithmetic) → `B` in `A`'s local coordinates (`relative.rs`) → the
 //! inequality system (`system.rs`), whose first rows reject most separated
 //! pairs → a vertex witness (a vertex of one frame well inside the other
-//! proves the overlap at once) → Fourier–Motzkin elimination
-//! (`elimination.rs`) → for [`intersect`], the exact box: side by side by a
-//! tiny dual simplex (`box_lp.rs`) for moving pairs with a parallelepiped,
-//! otherwise (or if the simplex gives up) from the intersection's vertices
-//! (`exact_box.rs`).
+//! proves the overlap at once; for a moving pair, one at the step's start
+//! and one at its end prove contact over the whole step) → Fourier–Motzkin
+//! elimination (`elimination.rs`) → for [`intersect`], the exact box: side
+//! by side by a tiny dual simplex (`box_lp.rs`) for moving pairs with a
+//! parallelepiped, otherwise (or if the simplex gives up) from the
+//! intersection's vertices (`exact_box.rs`).
 //!
 //! # Touching policy
 //! Two frames collide when `A ∩ B` has a non-empty interior (moving: at some
@@ -169,7 +170,7 @@ fn intersect_with<const D: usize>(a: &Frame<D>, b: &Frame<D>, fast: bool) -> Opt
     let time = if thin {
         crate::sat::contact_interval(a, b)?
     } else if moving {
-        moving_interval(a, &ab).ok()?
+        moving_interval(a, b, &ab, &mut ba).ok()?
     } else {
         static_decision(a, b, &ab, &mut ba).ok()?;
         [0.0, 1.0]
@@ -218,8 +219,25 @@ pub fn overlap_interval<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<[f
         static_decision(a, b, &ab, &mut None).ok()?;
         Some([0.0, 1.0])
     } else {
-        moving_interval(a, &ab).ok()
+        moving_interval(a, b, &ab, &mut None).ok()
     }
+}
+
+/// [`overlap_interval`] by the elimination alone, with no witness cutting
+/// it short: the reference the witness is tested against.
+#[doc(hidden)]
+pub fn overlap_interval_eliminated<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<[f64; 2]> {
+    if !a.aabb().intersects(&b.aabb()) {
+        return None;
+    }
+    let (a, b) = canonical(a, b);
+    if thin_pair(a, b) {
+        return crate::sat::contact_interval(a, b);
+    }
+    let ab = Relative::new(a, b);
+    let moving = !relative_velocity_is_zero(a, b);
+    let bounds = eliminate(a.kind(), &ab, moving, || false).ok()?;
+    Some(if moving { [bounds.lo[D], bounds.hi[D]] } else { [0.0, 1.0] })
 }
 
 /// FMB's decision for a pair at rest relative to each other (canonical
@@ -240,11 +258,26 @@ fn static_decision<const D: usize>(
 }
 
 /// The exact contact interval of a pair moving relative to each other
-/// (canonical order): time is the last variable, so no witness may cut the
-/// elimination short.
+/// (canonical order); `ba` caches `A` seen from `B` when the witness needed
+/// it. Time is the last variable, so a witness may cut the elimination
+/// short only when it proves the whole step: a point inside both frames at
+/// its start and one at its end. Translated convex sets that meet at `t = 0`
+/// and at `t = 1` meet at every instant between (the blend of the two points
+/// is in both frames), so the interval is `[0, 1]`, as the elimination
+/// finds it: the witness's margin (1e-9 of the local units) is far outside
+/// the elimination's touching band (1e-12).
 #[inline(always)]
-fn moving_interval<const D: usize>(a: &Frame<D>, ab: &Relative<D>) -> Result<[f64; 2], Infeasible> {
-    let bounds = eliminate(a.kind(), ab, true, || false)?;
+fn moving_interval<const D: usize>(
+    a: &Frame<D>,
+    b: &Frame<D>,
+    ab: &Relative<D>,
+    ba: &mut Option<Relative<D>>,
+) -> Result<[f64; 2], Infeasible> {
+    let mut inside = |t: f64| {
+        ab.has_vertex_inside(a.kind(), t)
+            || ba.get_or_insert_with(|| Relative::new(b, a)).has_vertex_inside(b.kind(), t)
+    };
+    let bounds = eliminate(a.kind(), ab, true, || inside(0.0) && inside(1.0))?;
     Ok([bounds.lo[D], bounds.hi[D]])
 }
 

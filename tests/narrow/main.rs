@@ -22,3 +22,4 @@ mod properties;
 mod ray_cast;
 mod spin;
 mod thin_frames;
+mod witness;
