@@ -46,9 +46,14 @@ impl<const D: usize> Relative<D> {
     #[inline(always)]
     pub fn has_vertex_inside(&self, a_kind: FrameKind, t: f64) -> bool {
         let o: [f64; D] = std::array::from_fn(|j| self.o[j] + t * self.v[j]);
+        // Every vertex tested, no early exit: the outcome is unpredictable.
         match self.kind {
-            FrameKind::Cuboid => box_vertices(&o, &self.c)[..1 << D].iter().any(|y| inside(a_kind, y)),
-            FrameKind::Tetrahedron => inside(a_kind, &o) || self.c.iter().any(|c| inside(a_kind, &add(&o, c))),
+            FrameKind::Cuboid => {
+                box_vertices(&o, &self.c)[..1 << D].iter().fold(false, |any, y| any | inside(a_kind, y))
+            }
+            FrameKind::Tetrahedron => {
+                self.c.iter().fold(inside(a_kind, &o), |any, c| any | inside(a_kind, &add(&o, c)))
+            }
         }
     }
 }
