@@ -7,7 +7,9 @@
 //! * MODE: `interval` (`overlap_interval`), `intersect`, `enumerated`
 //!   (`intersect` with the box of the full enumeration), `sat` (the
 //!   separating-axis oracle's `contact_interval`), `none` (the loop
-//!   alone), `check` (new against enumerated, both orders bit for bit);
+//!   alone), `check` (new against enumerated, both orders bit for bit),
+//!   `digest` (a hash of every bit of `intersect`'s answers, to compare
+//!   two builds);
 //! * CLASS: `{2,3}{s,m,f}-{cc,tt,ct}` (oriented boxes / simplices of the
 //!   world's scenes, static, moving by velocity/60 with velocities ±3 or,
 //!   `f`, ±52 units/s as the fast scenes'), `p{2,3}{s,m}` (the paper's ±100
@@ -148,6 +150,18 @@ fn run_mode<const D: usize>(mode: &str, ps: &[(Frame<D>, Frame<D>)]) -> f64 {
             for (a, b) in ps {
                 acc += fmbgrid::sat::contact_interval(black_box(a), black_box(b)).map_or(0.0, |t| t[0]);
             }
+        }
+        "digest" => {
+            // FNV-1a over every bit of every answer: equal digests of two
+            // builds mean the same answers, bit for bit.
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for (a, b) in ps {
+                let hit = intersect(a, b);
+                for x in std::iter::once(u64::from(hit.is_some())).chain(bits(&hit)) {
+                    h = (h ^ x).wrapping_mul(0x0100_0000_01b3);
+                }
+            }
+            println!("digest {h:016x}");
         }
         "none" => {
             for (a, b) in ps {
