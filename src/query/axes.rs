@@ -42,9 +42,13 @@ pub(crate) fn each_face_normal<const D: usize>(
 /// false then, true when every axis was visited.
 #[inline(always)]
 pub(super) fn each_axis<const D: usize>(a: &Frame<D>, b: &Frame<D>, mut f: impl FnMut(&[f64; D]) -> bool) -> bool {
-    if !each_face_normal(a, b, &mut f) {
-        return false;
-    }
+    each_face_normal(a, b, &mut f) && each_edge_axis(a, b, f)
+}
+
+/// Calls `f` on each edge-pair axis (3D only: none in 2D), as
+/// [`each_axis`] does after the face normals.
+#[inline(always)]
+pub(crate) fn each_edge_axis<const D: usize>(a: &Frame<D>, b: &Frame<D>, mut f: impl FnMut(&[f64; D]) -> bool) -> bool {
     if D == 3 {
         let (ca, cb) = (a.components(), b.components());
         for ea in edges(a.kind(), &ca) {

@@ -16,7 +16,7 @@ mod first_contact;
 mod penetration;
 pub(crate) mod ray;
 
-pub(crate) use axes::{each_face_normal, range};
+pub(crate) use axes::{each_edge_axis, each_face_normal, range};
 pub use contact_set::{ContactSet, FEATURE_TOL};
 pub use distance::{Distance, distance};
 pub use first_contact::{FirstContact, first_contact};
