@@ -45,8 +45,17 @@ pub const FAST_SIGMA: f64 = 30.0;
 pub const REVERSE_EVERY: u64 = 60;
 
 /// Names accepted by [`scene`], in the order of the tables.
-pub const SCENES: [&str; 8] =
-    ["uniform", "uniform-fast", "mixed", "clustered", "mostly-static", "mostly-static-fast", "tetrahedra", "2d"];
+pub const SCENES: [&str; 9] = [
+    "uniform",
+    "uniform-fast",
+    "uniform-static",
+    "mixed",
+    "clustered",
+    "mostly-static",
+    "mostly-static-fast",
+    "tetrahedra",
+    "2d",
+];
 
 /// Volume (area in 2D) per frame giving about 0.5 intersecting pairs per
 /// frame, measured with the world at N = 10k and 100k: uniform boxes,
@@ -165,6 +174,7 @@ pub fn scene3(name: &str, n: usize, seed: u64) -> Option<Scene<3>> {
         "clustered" => clustered(n, seed),
         "mostly-static" => mostly_static(n, seed),
         "uniform-fast" => fast(uniform(n, seed), "uniform-fast", seed),
+        "uniform-static" => at_rest(uniform(n, seed), "uniform-static"),
         "mostly-static-fast" => fast(mostly_static(n, seed), "mostly-static-fast", seed),
         "tetrahedra" => tetrahedra(n, seed),
         _ => return None,
@@ -182,6 +192,17 @@ pub fn fast(mut scene: Scene<3>, name: &'static str, seed: u64) -> Scene<3> {
     };
     for body in scene.bodies.iter_mut().filter(|b| b.moving) {
         body.velocity = std::array::from_fn(|_| FAST_SIGMA * normal());
+    }
+    scene.name = name;
+    scene
+}
+
+/// `scene` with every moving body at rest (velocity zero, still a moving
+/// body): the world of the Python benchmark's static loop, which re-poses
+/// every body at each step (`python/bench/uniform.py`).
+pub fn at_rest<const D: usize>(mut scene: Scene<D>, name: &'static str) -> Scene<D> {
+    for body in scene.bodies.iter_mut().filter(|b| b.moving) {
+        body.velocity = [0.0; D];
     }
     scene.name = name;
     scene
