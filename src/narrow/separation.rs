@@ -37,10 +37,11 @@ pub(crate) fn gap_at_end<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> f64 {
     best - margin(a, b)
 }
 
-/// [`gap_at_end`] when it exceeds `need`, else `None`, skipping the face
-/// normals when a cheap bound shows it cannot: the gap is at most the
-/// distance between the frames, and that at most the distance between any
-/// point of one and any point of the other. Fast movers outrun most gaps
+/// [`gap_at_end`] when it exceeds `need` (for two parallelepipeds in 3D,
+/// else the wider bound of their edge pairs when that does), else `None`,
+/// skipping the projections when a cheap bound shows they cannot: the gap
+/// is at most the distance between the frames, and that at most the
+/// distance between any point of one and any point of the other. Fast movers outrun most gaps
 /// at once (`need` is their travel over one step): for them the bound
 /// saves the projections of most pairs FMB rejects.
 pub(crate) fn gap_exceeding<const D: usize>(a: &Frame<D>, b: &Frame<D>, need: f64) -> Option<f64> {
@@ -53,13 +54,15 @@ pub(crate) fn gap_exceeding<const D: usize>(a: &Frame<D>, b: &Frame<D>, need: f6
         return None;
     }
     let gap = gap_at_end(a, b);
-    if gap > need {
-        return Some(gap);
+    if gap > need || a.kind() == FrameKind::Tetrahedron || b.kind() == FrameKind::Tetrahedron {
+        return Some(gap).filter(|gap| *gap > need);
     }
     // No face normal separates them by enough: in 3D, a pair of edges may
     // (boxes apart edge to edge, whose projections on every face normal
     // overlap). Without it the pair would be tested, and its gap sought,
-    // again at every step.
+    // again at every step. Two parallelepipeds only: their 9 edge pairs
+    // pay (a simplex has 6 edges, and the 18 or 36 pairs cost more than
+    // they save: the tetrahedra scene +5% with them).
     let mut best = f64::NEG_INFINITY;
     each_edge_axis(a, b, |n| {
         best = best.max(gap_along(a, b, n));
@@ -193,8 +196,9 @@ mod tests {
                 assert!(!overlaps(&a2, &b2), "pair {i}: gap {g} crossed");
             }
         }
-        // Some pairs only an edge pair separates, or the test misses them.
-        assert!(apart > 2_000 && edges > 100, "{apart} {edges}");
+        // Some box pairs only an edge pair separates (76 of them), or the
+        // test misses them.
+        assert!(apart > 2_000 && edges > 50, "{apart} {edges}");
     }
 
     #[test]
