@@ -207,26 +207,18 @@ fn intersect_with<const D: usize>(a: &Frame<D>, b: &Frame<D>, fast: bool) -> Opt
 /// # Ok::<(), fmbgrid::FrameError>(())
 /// ```
 pub fn overlap_interval<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<[f64; 2]> {
-    if !a.aabb().intersects(&b.aabb()) {
-        return None;
-    }
-    let (a, b) = canonical(a, b);
-    if thin_pair(a, b) {
-        return crate::sat::contact_interval(a, b);
-    }
-    let ab = Relative::new(a, b);
-    if relative_velocity_is_zero(a, b) {
-        static_decision(a, b, &ab, &mut None).ok()?;
-        Some([0.0, 1.0])
-    } else {
-        moving_interval(a, b, &ab, &mut None).ok()
-    }
+    interval_with(a, b, true)
 }
 
 /// [`overlap_interval`] by the elimination alone, with no witness cutting
 /// it short: the reference the witness is tested against.
 #[doc(hidden)]
 pub fn overlap_interval_eliminated<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Option<[f64; 2]> {
+    interval_with(a, b, false)
+}
+
+#[inline(always)]
+fn interval_with<const D: usize>(a: &Frame<D>, b: &Frame<D>, witness: bool) -> Option<[f64; 2]> {
     if !a.aabb().intersects(&b.aabb()) {
         return None;
     }
@@ -236,8 +228,16 @@ pub fn overlap_interval_eliminated<const D: usize>(a: &Frame<D>, b: &Frame<D>) -
     }
     let ab = Relative::new(a, b);
     let moving = !relative_velocity_is_zero(a, b);
-    let bounds = eliminate(a.kind(), &ab, moving, || false).ok()?;
-    Some(if moving { [bounds.lo[D], bounds.hi[D]] } else { [0.0, 1.0] })
+    if !witness {
+        let bounds = eliminate(a.kind(), &ab, moving, || false).ok()?;
+        return Some(if moving { [bounds.lo[D], bounds.hi[D]] } else { [0.0, 1.0] });
+    }
+    if moving {
+        moving_interval(a, b, &ab, &mut None).ok()
+    } else {
+        static_decision(a, b, &ab, &mut None).ok()?;
+        Some([0.0, 1.0])
+    }
 }
 
 /// FMB's decision for a pair at rest relative to each other (canonical
