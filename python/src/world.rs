@@ -4,11 +4,10 @@
 //! A handle on the Python side is a `uint64`, `generation << 32 | index`,
 //! the same two numbers as the Rust `BodyHandle` (its `Display` is
 //! `#index.generation`). The wrapper keeps, per slot index, the live
-//! body's `BodyHandle`, its generation (read once, when the body comes
-//! in, through the handle's serde form) and whether it is moving (a body's
-//! motion never changes), so that turning a Python handle into a Rust one,
-//! and back, is an array read, and so is the check that a body may be
-//! given a velocity.
+//! body's `BodyHandle` and whether it is moving (a body's motion never
+//! changes), so that turning a Python handle into a Rust one is an array
+//! read, and so is the check that a body may be given a velocity; a Rust
+//! handle becomes a Python one with no read at all.
 //!
 //! Every bulk call checks all of its input first (shapes, numbers, handles,
 //! frames placed at their poses) and changes the world only once all of it
@@ -30,39 +29,27 @@ use crate::{Matrices, Vectors, array, check_shape, fixed, matrix, row, value_err
 use numpy::ndarray::{Ix2, Ix3};
 
 /// A Python handle.
-fn pack(h: BodyHandle, generation: u32) -> u64 {
-    (u64::from(generation) << 32) | u64::from(h.index())
-}
-
-/// The generation of a Rust handle (not public as a field: read from its
-/// serde form, `{"index": i, "generation": g}`).
-fn generation_of(h: BodyHandle) -> u32 {
-    serde_json::to_value(h)
-        .ok()
-        .and_then(|v| v.get("generation").and_then(|g| g.as_u64()))
-        .and_then(|g| u32::try_from(g).ok())
-        .unwrap_or(0)
+fn pack(h: BodyHandle) -> u64 {
+    (u64::from(h.generation()) << 32) | u64::from(h.index())
 }
 
 /// A live body as the handle table knows it.
 #[derive(Clone, Copy)]
 struct Known {
     handle: BodyHandle,
-    generation: u32,
     moving: bool,
 }
 
 /// One world of one dimension and its handle table.
 pub(crate) struct Inner<const D: usize> {
     world: RWorld<D>,
-    /// Per slot index: the live body's handle, generation and motion.
+    /// Per slot index: the live body's handle and motion.
     slots: Vec<Option<Known>>,
-    /// Buffers of `World::set_poses`' handles and input, kept between
-    /// calls (a loop setting every pose each step allocates nothing).
+    /// Buffers of the handles and of `World::set_poses`' input, kept
+    /// between calls (a loop setting every pose each step allocates
+    /// nothing; `poses` keeps the previous call's rows: see [`poses_of`]).
     hs: Vec<BodyHandle>,
     poses: Vec<(BodyHandle, Pose<D>)>,
-    /// Per slot index, a pose known valid: see [`poses_of`].
-    valid: Vec<Pose<D>>,
 }
 
 fn handle_error(k: usize, id: u64) -> PyErr {
@@ -79,7 +66,7 @@ fn oom(what: &str) -> PyErr {
 
 impl<const D: usize> Inner<D> {
     fn new(world: RWorld<D>) -> Self {
-        let mut inner = Inner { world, slots: Vec::new(), hs: Vec::new(), poses: Vec::new(), valid: Vec::new() };
+        let mut inner = Inner { world, slots: Vec::new(), hs: Vec::new(), poses: Vec::new() };
         inner.rebuild_table();
         inner
     }
@@ -98,18 +85,19 @@ impl<const D: usize> Inner<D> {
             self.slots.resize(i + 1, None);
         }
         let moving = self.world.body(h).is_ok_and(|b| b.motion() == Motion::Moving);
-        self.slots[i] = Some(Known { handle: h, generation: generation_of(h), moving });
+        self.slots[i] = Some(Known { handle: h, moving });
     }
 
+    /// The Python handle of a Rust one (no read of the table: hot in the
+    /// step's arrays, after a step that left the table out of cache).
     fn id(&self, h: BodyHandle) -> u64 {
-        let generation = self.slots.get(h.index() as usize).copied().flatten().map_or(0, |s| s.generation);
-        pack(h, generation)
+        pack(h)
     }
 
     fn known(&self, k: usize, id: u64) -> PyResult<Known> {
         let (index, generation) = ((id & 0xffff_ffff) as usize, (id >> 32) as u32);
         match self.slots.get(index).copied().flatten() {
-            Some(s) if s.generation == generation => Ok(s),
+            Some(s) if s.handle.generation() == generation => Ok(s),
             _ => Err(handle_error(k, id)),
         }
     }
@@ -333,13 +321,11 @@ impl<const D: usize> Inner<D> {
     /// (which checks every handle and places every frame before anything
     /// changes, and leaves alone a moving body whose pose and frames come
     /// out unchanged, bit for bit). A pose equal to the body's own, or to
-    /// the last one taken for its slot, bit for bit, is taken as it is,
-    /// without `Pose::new`'s checks (see [`poses_of`]).
+    /// the one the previous call took in the same row, bit for bit, is
+    /// taken as it is, without `Pose::new`'s checks (see [`poses_of`]).
     fn set_poses(&mut self, ids: &ArrayViewD<u64>, t: &ArrayViewD<f64>, l: Option<&ArrayViewD<f64>>) -> PyResult<()> {
         let mut hs = std::mem::take(&mut self.hs);
         let mut poses = std::mem::take(&mut self.poses);
-        let mut valid = std::mem::take(&mut self.valid);
-        poses.clear();
         let result = self.handles_into(ids, &mut hs).and_then(|()| {
             check_shape("translations", t, &[Some(hs.len()), Some(D)])?;
             if let Some(l) = l {
@@ -347,16 +333,11 @@ impl<const D: usize> Inner<D> {
             }
             let t = Vectors::<D>::new(t)?;
             let l = l.map(Matrices::<D>::new).transpose()?;
-            if l.is_some() && valid.len() < self.slots.len() {
-                valid.try_reserve(self.slots.len() - valid.len()).map_err(|_| oom("the poses"))?;
-                valid.resize(self.slots.len(), Pose::IDENTITY);
-            }
-            poses_of(&self.world, &mut valid, &hs, &t, l.as_ref(), &mut poses)?;
+            poses_of(&self.world, &hs, &t, l.as_ref(), &mut poses)?;
             self.world.set_poses(&poses).map_err(|e| self.pose_error(&poses, e))
         });
         self.hs = hs;
         self.poses = poses;
-        self.valid = valid;
         result
     }
 
@@ -470,41 +451,48 @@ impl<const D: usize> Inner<D> {
     }
 }
 
-/// The poses of `set_poses`, row by row, checked. With rotations, a row
-/// equal bit for bit to its slot's entry of `valid` (a pose `Pose::new`
-/// took, or the world gave) is that pose, found without reading the world;
-/// any other row is checked by [`checked_pose`], and then is the slot's
-/// entry. (A pose is valid or not by its numbers alone: an entry stays
-/// valid whatever becomes of its slot's body.)
+/// The poses of `set_poses`, row by row, checked, into `poses`, which
+/// holds the rows of the previous call (each a pose `Pose::new` took or the
+/// world gave). With rotations, a row equal bit for bit to the pose of the
+/// same row of the previous call is that pose, found without reading the
+/// world nor writing the row again (a pose is valid or not by its numbers
+/// alone, whatever body it was for); any other row is checked by
+/// [`checked_pose`]. A loop setting every pose each step, most unchanged,
+/// reads its input and the previous rows, and writes next to nothing.
 fn poses_of<const D: usize>(
     world: &RWorld<D>,
-    valid: &mut [Pose<D>],
     hs: &[BodyHandle],
     t: &Vectors<D>,
     l: Option<&Matrices<D>>,
     poses: &mut Vec<(BodyHandle, Pose<D>)>,
 ) -> PyResult<()> {
-    poses.try_reserve(hs.len()).map_err(|_| oom("the poses"))?;
+    if l.is_none() {
+        poses.clear(); // each body keeps its own rotation: read from the world
+    }
+    poses.truncate(hs.len());
+    poses.try_reserve(hs.len() - poses.len()).map_err(|_| oom("the poses"))?;
     for (k, &h) in hs.iter().enumerate() {
         let translation = t.get(k);
-        let pose = match l {
+        match l {
             Some(l) => {
                 let linear = l.get(k);
-                // A live handle's slot: `valid` covers the handle table.
-                let known = &mut valid[h.index() as usize];
-                if same_pose_bits(known, &linear, &translation) {
-                    *known
-                } else {
-                    *known = checked_pose(world, k, h, linear, translation)?;
-                    *known
+                match poses.get_mut(k) {
+                    Some(row) => {
+                        if row.0 != h {
+                            row.0 = h;
+                        }
+                        if !same_pose_bits(&row.1, &linear, &translation) {
+                            row.1 = checked_pose(world, k, h, linear, translation)?;
+                        }
+                    }
+                    None => poses.push((h, checked_pose(world, k, h, linear, translation)?)),
                 }
             }
             None => {
                 let linear = world.body(h).map_err(world_error)?.pose().linear();
-                checked_pose(world, k, h, linear, translation)?
+                poses.push((h, checked_pose(world, k, h, linear, translation)?));
             }
-        };
-        poses.push((h, pose));
+        }
     }
     Ok(())
 }
@@ -1226,7 +1214,6 @@ impl World {
         dispatch!(self, w, D => {
             w.world.clear();
             w.slots.clear();
-            w.valid = Vec::new();
         })
     }
 }

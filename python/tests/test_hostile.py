@@ -338,6 +338,30 @@ def test_set_poses_again_after_moving_and_refused(world):
     unchanged(w, lambda: w.set_poses(h, nan, rot), match="body 4: pose translation is NaN")
 
 
+def test_set_poses_rows_reordered_fewer_more(world):
+    """Calls whose rows are other bodies, fewer or more than the previous
+    call's give the world that one call with those rows gives."""
+    w, h = world
+    t = w.bodies(h).translations + 0.25
+    rot = rotations(len(h))
+    calls = [
+        (h, t, rot),
+        (h[::-1], t[::-1] + 1, rot[::-1]),
+        (h[:7], t[:7], rot[:7]),
+        (np.concatenate([h, h[:3]]), np.concatenate([t + 2, t[:3]]), np.concatenate([rot, rot[:3]])),
+        (h[5:9], t[5:9] - 1, None),
+        (h, t, rot),
+    ]
+    a = fg.World.restore(w.snapshot())
+    for c in calls:
+        a.set_poses(*c)
+        b = fg.World.restore(w.snapshot())
+        b.set_poses(*c)
+        assert np.array_equal(a.bodies(h).translations, b.bodies(h).translations)
+        assert np.array_equal(a.bodies(h).rotations, b.bodies(h).rotations)
+        w = b
+
+
 def test_set_velocities_slot_reused_by_fixed_body():
     w = fg.World(3)
     old = w.insert(boxes(1, 4))
@@ -346,9 +370,13 @@ def test_set_velocities_slot_reused_by_fixed_body():
     assert new[0] & 0xFFFFFFFF == old[0] & 0xFFFFFFFF  # the same slot
     unchanged(w, lambda: w.set_velocities(new, [[1, 0, 0]]), match="is fixed")
     unchanged(w, lambda: w.set_velocities(old, [[1, 0, 0]]), match="stale")
-    moving = w.insert(boxes(1, 6))
+    assert new[0] >> 32 == (old[0] >> 32) + 1  # the next generation
+    moving = w.insert(boxes(1, 5))  # on the fixed body
     w.set_velocities(moving, [[1, 0, 0]])
     assert np.array_equal(w.bodies(moving).velocities, [[1.0, 0, 0]])
+    r = w.step(0.1)
+    assert r.body_pairs.tolist() == [[new[0], moving[0]]]
+    assert r.started.tolist() == [[new[0], moving[0]]]
 
 
 def test_queries_refuse_bad_input(world):
