@@ -34,6 +34,25 @@ impl BodyHandle {
     pub fn index(&self) -> u32 {
         self.index
     }
+
+    /// The generation: the slot's count of removals (wrapping) when the
+    /// body came in, which tells its handle from those of the slot's
+    /// earlier and later bodies. With [`BodyHandle::index`], the whole
+    /// handle (the Python bindings pack the two into one integer).
+    ///
+    /// ```
+    /// # use fmbgrid::{Body, Frame2, World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let body = || Body::fixed(vec![Frame2::from_aabb([0.0; 2], [1.0; 2]).unwrap()]);
+    /// let h = world.insert(body())?;
+    /// world.remove(h)?;
+    /// let again = world.insert(body())?;
+    /// assert_eq!((again.index(), again.generation()), (h.index(), h.generation() + 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
 }
 
 /// `#index.generation`, as error messages print a handle.

@@ -6,7 +6,7 @@ user waits for: setting the poses, the collision, reading the pairs back.
 The scene: N oriented boxes, half extents uniform in 0.5-1.5, uniformly
 random orientations, uniformly placed in a cube of 88 units^3 per box,
 velocity components uniform in -3..3, seeded (numpy's PCG64). One thread
-(RAYON_NUM_THREADS=1 unless set).
+(RAYON_NUM_THREADS=1 and OPENBLAS_NUM_THREADS=1 unless set).
 
 * static: every engine tests the end poses; fmbgrid's bodies are moving
   bodies with zero velocity (fixed bodies are never paired), and its step
@@ -18,6 +18,12 @@ velocity components uniform in -3..3, seeded (numpy's PCG64). One thread
   that meets during the step, swept, with the exact box and interval) +
   the pair arrays; the peers test end poses (set + collide + read), so
   their moving figure is their static one at new poses.
+
+fmbgrid's Python loop is set against the same loop in Rust
+(`World.time_steps`) on a copy of the same world: the same poses or
+velocities set, the step, the body pairs read as indices; the copies take
+turns, round by round (see `bench_fmbgrid`), and `--steps` is the number
+of rounds timed.
 
     python python/bench/uniform.py --n 100000 --steps 5
     python python/bench/uniform.py --n 20000 --peers coal,fcl,pybullet
@@ -37,6 +43,9 @@ import sys
 import time
 
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
+# numpy's BLAS threads would spin on the other core after numpy's work
+# (one core of two on the reference machine): one thread, as for the engine.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
@@ -93,24 +102,19 @@ def bench_fmbgrid(scene, steps, moving, detail="exact_box"):
     # Three copies of one world, each warmed up by two steps of its own loop
     # and then timed: the Rust step alone, the Rust twin of the Python loop
     # (one World::set_poses with every body / set_velocity on every body,
-    # then the step), the Python loop.
+    # then the step, then the body pairs read as indices), the Python loop.
+    # The three are timed in turns, round by round, so that the machine's
+    # load (a shared machine's) weighs on each alike; in each round each
+    # world makes two steps and the second is timed (`time_steps` reads
+    # every body before its first step, which would warm the cache for
+    # it), so the three worlds are at the same state in every timed step
+    # and do the same work in it (the moving scene's bodies move).
     also = "velocities" if moving else "poses"
     rust_world = fg.World.restore(saved)
-    rust_world.time_steps(DT, 2)
-    rust = rust_world.time_steps(DT, steps)
     twin = fg.World.restore(saved)
-    twin.time_steps(DT, 2, also)
-    rust_loop = twin.time_steps(DT, steps, also)
     w = fg.World.restore(saved)
-    for _ in range(2):
-        if moving:
-            w.set_velocities(h, v)
-        else:
-            w.set_poses(h, centers, rot)
-        w.step(DT)
-    total, set_t, step_t, read_t = [], [], [], []
-    pairs = 0
-    for _ in range(steps):
+
+    def python_step():
         t0 = time.perf_counter()
         if moving:
             w.set_velocities(h, v)
@@ -122,12 +126,24 @@ def bench_fmbgrid(scene, steps, moving, detail="exact_box"):
         # The pairs as a user reads them: the (P, 2) handle array, and
         # as indices into the user's own arrays (handle = index here).
         pairs_idx = (r.body_pairs & 0xFFFFFFFF).astype(np.int64)
-        pairs = len(pairs_idx)
         t3 = time.perf_counter()
-        set_t.append(t1 - t0)
-        step_t.append(t2 - t1)
-        read_t.append(t3 - t2)
-        total.append(t3 - t0)
+        return (t1 - t0, t2 - t1, t3 - t2, t3 - t0), pairs_idx
+
+    rust_world.time_steps(DT, 2)
+    twin.time_steps(DT, 2, also)
+    for _ in range(2):
+        python_step()
+    rust, rust_loop, total, set_t, step_t, read_t = [], [], [], [], [], []
+    for _ in range(steps):
+        rust.append(rust_world.time_steps(DT, 2)[1])
+        rust_loop.append(twin.time_steps(DT, 2, also)[1])
+        python_step()
+        (s, c, rd, tot), pairs_idx = python_step()
+        set_t.append(s)
+        step_t.append(c)
+        read_t.append(rd)
+        total.append(tot)
+    pairs = len(pairs_idx)
     return {
         "rust": median_ms(rust),
         "rust_loop": median_ms(rust_loop),
@@ -137,6 +153,10 @@ def bench_fmbgrid(scene, steps, moving, detail="exact_box"):
         "collide": median_ms(step_t),
         "read": median_ms(read_t),
         "pairs": pairs,
+        # The overhead round by round (the Python loop over its Rust twin
+        # timed just before it): on a loaded machine, steadier than the
+        # ratio of the two medians.
+        "paired": float(np.median(np.divide(total, rust_loop))) - 1,
         "pair_set": {(int(a), int(b)) for a, b in pairs_idx} if not moving else None,
     }
 
@@ -284,13 +304,15 @@ def main() -> None:
         overhead = r["python"] / r["rust_loop"] - 1
         row(name, "fmbgrid rust", f"World::step alone, in Rust{suffix}", r["rust"], pairs=r["pairs"],
             ratio=r["rust"] / r["python"])
-        row(name, "fmbgrid rust", f"{rust_setter} + step, in Rust{suffix}", r["rust_loop"], pairs=r["pairs"],
+        row(name, "fmbgrid rust", f"{rust_setter} + step + pairs read, in Rust{suffix}", r["rust_loop"],
+            pairs=r["pairs"],
             ratio=r["rust_loop"] / r["python"])
         row(name, "fmbgrid python", f"{setter} (all bodies, arrays) + step + pairs read{suffix}",
             r["python"], r["set"], r["collide"], r["read"], r["pairs"], 1.0)
-        print(f"{key:7} fmbgrid: Rust step {r['rust']:.1f} ms; Rust {rust_setter} loop + step {r['rust_loop']:.1f} ms; "
+        print(f"{key:7} fmbgrid: Rust step {r['rust']:.1f} ms; Rust {rust_setter} + step + read {r['rust_loop']:.1f} ms; "
               f"Python {setter} {r['set']:.1f} + step {r['collide']:.1f} + read {r['read']:.2f} = {r['python']:.1f} ms "
-              f"({r['python'] / r['rust'] - 1:+.1%} over the Rust step alone, {overhead:+.1%} over the Rust loop), "
+              f"({r['python'] / r['rust'] - 1:+.1%} over the Rust step alone, {overhead:+.1%} over the Rust loop, "
+              f"{r['paired']:+.1%} round by round), "
               f"{r['pairs']} pairs", flush=True)
 
     base, pairs_only = results["static"]["python"], results["static-interval"]["python"]

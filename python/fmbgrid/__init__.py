@@ -611,7 +611,9 @@ class World:
         (to the one it has) before each step with one Rust
         ``World::set_poses``, ``"velocities"`` every moving body's velocity
         with ``World::set_velocity``, as a Python loop calling
-        :meth:`set_poses` or :meth:`set_velocities` with all bodies does."""
+        :meth:`set_poses` or :meth:`set_velocities` with all bodies does;
+        with either, each step's body pairs are then read as slot indices
+        (as ``(body_pairs & 0xFFFFFFFF)`` reads them in Python)."""
         return np.array(self._w.time_steps(float(dt), int(steps), also))
 
     def parked(self) -> np.ndarray:

@@ -11,7 +11,7 @@
 
 use std::fmt::Display;
 
-use numpy::ndarray::{ArrayD, ArrayView, ArrayViewD, Dimension, IxDyn, NdIndex};
+use numpy::ndarray::{ArrayD, ArrayView, ArrayViewD, Dimension, Ix2, Ix3, IxDyn, NdIndex};
 use numpy::{Element, IntoPyArray};
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
@@ -95,6 +95,71 @@ where
     [usize; 3]: NdIndex<Dm>,
 {
     std::array::from_fn(|j| std::array::from_fn(|k| a[[i, j, k]]))
+}
+
+/// The rows of an `(N, D)` float array whose shape was checked, read as
+/// `[f64; D]`: straight from memory when the array is C-contiguous (what
+/// numpy makes by default), else element by element.
+pub(crate) enum Vectors<'a, const D: usize> {
+    Packed(&'a [[f64; D]]),
+    Strided(ArrayView<'a, f64, Ix2>),
+}
+
+impl<'a, const D: usize> Vectors<'a, D> {
+    pub(crate) fn new(a: &ArrayViewD<'a, f64>) -> PyResult<Self> {
+        let a = fixed::<Ix2>(a)?;
+        Ok(match a.to_slice() {
+            Some(s) if a.ncols() == D => Vectors::Packed(s.as_chunks::<D>().0),
+            _ => Vectors::Strided(a),
+        })
+    }
+
+    /// Row `k` (`k` < N).
+    #[inline]
+    pub(crate) fn get(&self, k: usize) -> [f64; D] {
+        match self {
+            Vectors::Packed(s) => s[k],
+            Vectors::Strided(a) => row(a, k),
+        }
+    }
+}
+
+/// The matrices of an `(N, D, D)` float array whose shape was checked, read
+/// as [`matrix`] reads them: straight from memory when the array, or its
+/// transpose (`np.swapaxes(r, -1, -2)` of a C-contiguous `r`, as the
+/// Python package passes rotations), is C-contiguous, else element by
+/// element.
+pub(crate) enum Matrices<'a, const D: usize> {
+    Packed(&'a [[[f64; D]; D]]),
+    Transposed(&'a [[[f64; D]; D]]),
+    Strided(ArrayView<'a, f64, Ix3>),
+}
+
+impl<'a, const D: usize> Matrices<'a, D> {
+    pub(crate) fn new(a: &ArrayViewD<'a, f64>) -> PyResult<Self> {
+        let a = fixed::<Ix3>(a)?;
+        let square = a.shape()[1..] == [D, D];
+        if let Some(s) = a.to_slice().filter(|_| square) {
+            return Ok(Matrices::Packed(s.as_chunks::<D>().0.as_chunks::<D>().0));
+        }
+        if let Some(s) = a.permuted_axes([0, 2, 1]).to_slice().filter(|_| square) {
+            return Ok(Matrices::Transposed(s.as_chunks::<D>().0.as_chunks::<D>().0));
+        }
+        Ok(Matrices::Strided(a))
+    }
+
+    /// Matrix `k` (`k` < N): `m[j]` is row `j` of the input's matrix `k`.
+    #[inline]
+    pub(crate) fn get(&self, k: usize) -> [[f64; D]; D] {
+        match self {
+            Matrices::Packed(s) => s[k],
+            Matrices::Transposed(s) => {
+                let m = &s[k];
+                std::array::from_fn(|j| std::array::from_fn(|i| m[i][j]))
+            }
+            Matrices::Strided(a) => matrix(a, k),
+        }
+    }
 }
 
 /// A view of fixed dimension (`Ix2`, `Ix3`) of an array whose shape was

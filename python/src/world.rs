@@ -4,9 +4,10 @@
 //! A handle on the Python side is a `uint64`, `generation << 32 | index`,
 //! the same two numbers as the Rust `BodyHandle` (its `Display` is
 //! `#index.generation`). The wrapper keeps, per slot index, the live
-//! body's `BodyHandle` and its generation (read once, when the body comes
-//! in, through the handle's serde form), so that turning a Python handle
-//! into a Rust one, and back, is an array read.
+//! body's `BodyHandle` and whether it is moving (a body's motion never
+//! changes), so that turning a Python handle into a Rust one is an array
+//! read, and so is the check that a body may be given a velocity; a Rust
+//! handle becomes a Python one with no read at all.
 //!
 //! Every bulk call checks all of its input first (shapes, numbers, handles,
 //! frames placed at their poses) and changes the world only once all of it
@@ -19,36 +20,34 @@ use fmbgrid::{
     World as RWorld, WorldConfig, WorldError, WorldSnapshot,
 };
 use numpy::PyReadonlyArrayDyn;
-use numpy::ndarray::{ArrayView, ArrayViewD};
+use numpy::ndarray::ArrayViewD;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::frames::{Frames, Set};
-use crate::{array, check_shape, fixed, matrix, row, value_error, world_error};
+use crate::{Matrices, Vectors, array, check_shape, fixed, matrix, row, value_error, world_error};
 use numpy::ndarray::{Ix2, Ix3};
 
 /// A Python handle.
-fn pack(h: BodyHandle, generation: u32) -> u64 {
-    (u64::from(generation) << 32) | u64::from(h.index())
+fn pack(h: BodyHandle) -> u64 {
+    (u64::from(h.generation()) << 32) | u64::from(h.index())
 }
 
-/// The generation of a Rust handle (not public as a field: read from its
-/// serde form, `{"index": i, "generation": g}`).
-fn generation_of(h: BodyHandle) -> u32 {
-    serde_json::to_value(h)
-        .ok()
-        .and_then(|v| v.get("generation").and_then(|g| g.as_u64()))
-        .and_then(|g| u32::try_from(g).ok())
-        .unwrap_or(0)
+/// A live body as the handle table knows it.
+#[derive(Clone, Copy)]
+struct Known {
+    handle: BodyHandle,
+    moving: bool,
 }
 
 /// One world of one dimension and its handle table.
 pub(crate) struct Inner<const D: usize> {
     world: RWorld<D>,
-    /// Per slot index: the live body's handle and generation.
-    slots: Vec<Option<(BodyHandle, u32)>>,
-    /// Buffers of `World::set_poses`' handles and input, kept between
-    /// calls (a loop setting every pose each step allocates nothing).
+    /// Per slot index: the live body's handle and motion.
+    slots: Vec<Option<Known>>,
+    /// Buffers of the handles and of `World::set_poses`' input, kept
+    /// between calls (a loop setting every pose each step allocates
+    /// nothing; `poses` keeps the previous call's rows: see [`poses_of`]).
     hs: Vec<BodyHandle>,
     poses: Vec<(BodyHandle, Pose<D>)>,
 }
@@ -85,20 +84,26 @@ impl<const D: usize> Inner<D> {
         if self.slots.len() <= i {
             self.slots.resize(i + 1, None);
         }
-        self.slots[i] = Some((h, generation_of(h)));
+        let moving = self.world.body(h).is_ok_and(|b| b.motion() == Motion::Moving);
+        self.slots[i] = Some(Known { handle: h, moving });
     }
 
+    /// The Python handle of a Rust one (no read of the table: hot in the
+    /// step's arrays, after a step that left the table out of cache).
     fn id(&self, h: BodyHandle) -> u64 {
-        let generation = self.slots.get(h.index() as usize).copied().flatten().map_or(0, |(_, g)| g);
-        pack(h, generation)
+        pack(h)
+    }
+
+    fn known(&self, k: usize, id: u64) -> PyResult<Known> {
+        let (index, generation) = ((id & 0xffff_ffff) as usize, (id >> 32) as u32);
+        match self.slots.get(index).copied().flatten() {
+            Some(s) if s.handle.generation() == generation => Ok(s),
+            _ => Err(handle_error(k, id)),
+        }
     }
 
     fn handle(&self, k: usize, id: u64) -> PyResult<BodyHandle> {
-        let (index, generation) = ((id & 0xffff_ffff) as usize, (id >> 32) as u32);
-        match self.slots.get(index).copied().flatten() {
-            Some((h, g)) if g == generation => Ok(h),
-            _ => Err(handle_error(k, id)),
-        }
+        self.known(k, id).map(|s| s.handle)
     }
 
     fn handles(&self, ids: &ArrayViewD<u64>) -> PyResult<Vec<BodyHandle>> {
@@ -112,8 +117,8 @@ impl<const D: usize> Inner<D> {
         let n = check_shape("handles", ids, &[None])?;
         hs.clear();
         hs.try_reserve(n).map_err(|_| oom("the handles"))?;
-        for k in 0..n {
-            hs.push(self.handle(k, ids[[k]])?);
+        for (k, &id) in ids.iter().enumerate() {
+            hs.push(self.handle(k, id)?);
         }
         Ok(())
     }
@@ -288,74 +293,52 @@ impl<const D: usize> Inner<D> {
         Ok(())
     }
 
+    /// Sets velocities, all or none: every handle, number and motion is
+    /// checked first (the motion in the handle table: the world's bodies are
+    /// not read twice), then `World::set_velocity` sets them.
     fn set_velocities(&mut self, ids: &ArrayViewD<u64>, v: &ArrayViewD<f64>) -> PyResult<()> {
-        let hs = self.handles(ids)?;
-        check_shape("velocities", v, &[Some(hs.len()), Some(D)])?;
-        let v = &fixed::<Ix2>(v)?;
-        for (k, &h) in hs.iter().enumerate() {
-            let vel: [f64; D] = row(v, k);
-            check_vector("velocity", &vel).map_err(|e| value_error(format!("velocities[{k}]: {e}")))?;
-            // Live: looked up just above.
-            if self.world.body(h).map_err(world_error)?.motion() == Motion::Fixed {
-                return Err(value_error(format!("handles[{k}]: {}", WorldError::FixedBody(h))));
+        let mut hs = std::mem::take(&mut self.hs);
+        let result = self.handles_into(ids, &mut hs).and_then(|()| {
+            check_shape("velocities", v, &[Some(hs.len()), Some(D)])?;
+            let v = Vectors::<D>::new(v)?;
+            for (k, &h) in hs.iter().enumerate() {
+                check_vector("velocity", &v.get(k)).map_err(|e| value_error(format!("velocities[{k}]: {e}")))?;
+                // Live: looked up just above.
+                if !self.slots[h.index() as usize].is_some_and(|s| s.moving) {
+                    return Err(value_error(format!("handles[{k}]: {}", WorldError::FixedBody(h))));
+                }
             }
-        }
-        for (k, &h) in hs.iter().enumerate() {
-            self.world.set_velocity(h, row(v, k)).map_err(world_error)?;
-        }
-        Ok(())
+            for (k, &h) in hs.iter().enumerate() {
+                self.world.set_velocity(h, v.get(k)).map_err(world_error)?;
+            }
+            Ok(())
+        });
+        self.hs = hs;
+        result
     }
 
     /// Moves bodies to new poses, all or none, through `World::set_poses`
     /// (which checks every handle and places every frame before anything
     /// changes, and leaves alone a moving body whose pose and frames come
-    /// out unchanged, bit for bit). A pose equal to the body's own, bit for
-    /// bit, is taken as it is, without `Pose::new`'s checks.
+    /// out unchanged, bit for bit). A pose equal to the body's own, or to
+    /// the one the previous call took in the same row, bit for bit, is
+    /// taken as it is, without `Pose::new`'s checks (see [`poses_of`]).
     fn set_poses(&mut self, ids: &ArrayViewD<u64>, t: &ArrayViewD<f64>, l: Option<&ArrayViewD<f64>>) -> PyResult<()> {
         let mut hs = std::mem::take(&mut self.hs);
         let mut poses = std::mem::take(&mut self.poses);
-        poses.clear();
         let result = self.handles_into(ids, &mut hs).and_then(|()| {
             check_shape("translations", t, &[Some(hs.len()), Some(D)])?;
             if let Some(l) = l {
                 check_shape("rotations", l, &[Some(hs.len()), Some(D), Some(D)])?;
             }
-            let t = &fixed::<Ix2>(t)?;
-            let l = l.map(fixed::<Ix3>).transpose()?;
-            self.poses_of(&hs, t, l.as_ref(), &mut poses)?;
+            let t = Vectors::<D>::new(t)?;
+            let l = l.map(Matrices::<D>::new).transpose()?;
+            poses_of(&self.world, &hs, &t, l.as_ref(), &mut poses)?;
             self.world.set_poses(&poses).map_err(|e| self.pose_error(&poses, e))
         });
         self.hs = hs;
         self.poses = poses;
         result
-    }
-
-    /// The poses of `set_poses`, row by row, checked.
-    fn poses_of(
-        &self,
-        hs: &[BodyHandle],
-        t: &ArrayView<f64, Ix2>,
-        l: Option<&ArrayView<f64, Ix3>>,
-        poses: &mut Vec<(BodyHandle, Pose<D>)>,
-    ) -> PyResult<()> {
-        poses.try_reserve(hs.len()).map_err(|_| oom("the poses"))?;
-        for (k, &h) in hs.iter().enumerate() {
-            let now = self.world.body(h).map_err(world_error)?.pose();
-            let linear = match l {
-                Some(l) => matrix(l, k),
-                None => now.linear(),
-            };
-            let translation = row(t, k);
-            let unchanged = same_bits(&translation, &now.translation())
-                && linear.iter().zip(&now.linear()).all(|(a, b)| same_bits(a, b));
-            let pose = if unchanged {
-                now
-            } else {
-                Pose::new(linear, translation).map_err(|e| value_error(format!("body {k}: {e}")))?
-            };
-            poses.push((h, pose));
-        }
-        Ok(())
     }
 
     /// The error of a refused `World::set_poses`, naming the row: the first
@@ -393,7 +376,12 @@ impl<const D: usize> Inner<D> {
     }
 
     fn pairs_of(&self, pairs: impl Iterator<Item = (BodyHandle, BodyHandle)>) -> Vec<u64> {
-        pairs.flat_map(|(a, b)| [self.id(a), self.id(b)]).collect()
+        let mut ids = Vec::with_capacity(2 * pairs.size_hint().0);
+        for (a, b) in pairs {
+            ids.push(self.id(a));
+            ids.push(self.id(b));
+        }
+        ids
     }
 
     fn events(&self) -> (Vec<u64>, Vec<u64>) {
@@ -463,12 +451,79 @@ impl<const D: usize> Inner<D> {
     }
 }
 
-fn bits<const D: usize>(v: &[f64; D]) -> [u64; D] {
-    v.map(f64::to_bits)
+/// The poses of `set_poses`, row by row, checked, into `poses`, which
+/// holds the rows of the previous call (each a pose `Pose::new` took or the
+/// world gave). With rotations, a row equal bit for bit to the pose of the
+/// same row of the previous call is that pose, found without reading the
+/// world nor writing the row again (a pose is valid or not by its numbers
+/// alone, whatever body it was for); any other row is checked by
+/// [`checked_pose`]. A loop setting every pose each step, most unchanged,
+/// reads its input and the previous rows, and writes next to nothing.
+fn poses_of<const D: usize>(
+    world: &RWorld<D>,
+    hs: &[BodyHandle],
+    t: &Vectors<D>,
+    l: Option<&Matrices<D>>,
+    poses: &mut Vec<(BodyHandle, Pose<D>)>,
+) -> PyResult<()> {
+    if l.is_none() {
+        poses.clear(); // each body keeps its own rotation: read from the world
+    }
+    poses.truncate(hs.len());
+    poses.try_reserve(hs.len() - poses.len()).map_err(|_| oom("the poses"))?;
+    for (k, &h) in hs.iter().enumerate() {
+        let translation = t.get(k);
+        match l {
+            Some(l) => {
+                let linear = l.get(k);
+                match poses.get_mut(k) {
+                    Some(row) => {
+                        if row.0 != h {
+                            row.0 = h;
+                        }
+                        if !same_pose_bits(&row.1, &linear, &translation) {
+                            row.1 = checked_pose(world, k, h, linear, translation)?;
+                        }
+                    }
+                    None => poses.push((h, checked_pose(world, k, h, linear, translation)?)),
+                }
+            }
+            None => {
+                let linear = world.body(h).map_err(world_error)?.pose().linear();
+                poses.push((h, checked_pose(world, k, h, linear, translation)?));
+            }
+        }
+    }
+    Ok(())
 }
 
-fn same_bits<const D: usize>(a: &[f64; D], b: &[f64; D]) -> bool {
-    bits(a) == bits(b)
+/// Row `k` of `set_poses`, `(linear, translation)`, as a pose for body `h`:
+/// the body's own pose when it is that one, bit for bit (no check needed),
+/// else `Pose::new`'s, checked.
+fn checked_pose<const D: usize>(
+    world: &RWorld<D>,
+    k: usize,
+    h: BodyHandle,
+    linear: [[f64; D]; D],
+    translation: [f64; D],
+) -> PyResult<Pose<D>> {
+    let now = world.body(h).map_err(world_error)?.pose();
+    if same_pose_bits(&now, &linear, &translation) {
+        Ok(now)
+    } else {
+        Pose::new(linear, translation).map_err(|e| value_error(format!("body {k}: {e}")))
+    }
+}
+
+/// True when `pose` is `(linear, translation)`, bit for bit (one pass, no
+/// early exit: most poses a loop sets are unchanged).
+fn same_pose_bits<const D: usize>(pose: &Pose<D>, linear: &[[f64; D]; D], translation: &[f64; D]) -> bool {
+    let differ = |a: &[f64; D], b: &[f64; D]| a.iter().zip(b).fold(0, |d, (x, y)| d | (x.to_bits() ^ y.to_bits()));
+    let mut d = differ(&pose.translation(), translation);
+    for (a, b) in pose.linear().iter().zip(linear) {
+        d |= differ(a, b);
+    }
+    d == 0
 }
 
 /// A vector a world accepts: finite, within ±1e15 (`World`'s own check).
@@ -799,7 +854,9 @@ impl World {
     /// `also`: "" (the step alone), "poses" (before each step, every body
     /// set to its pose with one `World::set_poses`, as a Python loop calling
     /// `set_poses` with all of them does) or "velocities" (every moving body
-    /// given its velocity again with `World::set_velocity`).
+    /// given its velocity again with `World::set_velocity`); with either,
+    /// after each step, the body pairs read as slot indices into a new
+    /// vector, as the Python loop reads them (`body_pairs & 0xFFFFFFFF`).
     #[pyo3(signature = (dt, steps, also=""))]
     fn time_steps(&mut self, py: Python<'_>, dt: f64, steps: usize, also: &str) -> PyResult<Vec<f64>> {
         if !["", "poses", "velocities"].contains(&also) {
@@ -824,6 +881,15 @@ impl World {
                     _ => {}
                 }
                 let n = w.world.step(dt).map_err(world_error)?.len();
+                if !also.is_empty() {
+                    let read: Vec<[i64; 2]> = w
+                        .world
+                        .body_pairs()
+                        .iter()
+                        .map(|(a, b)| [i64::from(a.index()), i64::from(b.index())])
+                        .collect();
+                    std::hint::black_box(read);
+                }
                 times.push(t.elapsed().as_secs_f64());
                 std::hint::black_box(n);
             }

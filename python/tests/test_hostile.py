@@ -273,6 +273,112 @@ def test_strided_world_input_equals_contiguous(world):
     assert all(np.array_equal(x, y) for x, y in zip(ra, rb))
 
 
+def rotations(n, seed=3):
+    q = np.random.default_rng(seed).normal(size=(n, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    w, x, y, z = q.T
+    return np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+        ],
+        1,
+    )
+
+
+def test_rotation_layouts_equal(world):
+    """Rotations C-contiguous, transposed in memory, strided, reversed and
+    broadcast give the same world, bit for bit, each set twice (the second
+    time the poses are those the first call took)."""
+    w, h = world
+    t = w.bodies(h).translations + 0.25
+    rot = rotations(len(h))
+    wide = np.zeros((len(h), 3, 6))
+    wide[:, :, ::2] = rot
+    layouts = [
+        rot,
+        np.swapaxes(np.ascontiguousarray(np.swapaxes(rot, 1, 2)), 1, 2),  # columns contiguous
+        wide[:, :, ::2],
+        np.ascontiguousarray(rot[::-1])[::-1],
+    ]
+    snaps = []
+    for r in layouts:
+        a = fg.World.restore(w.snapshot())
+        for _ in range(2):
+            a.set_poses(h, t, r)
+        snaps.append(a.snapshot())
+    assert all(x == snaps[0] for x in snaps)
+    one = np.broadcast_to(rot[0], rot.shape)
+    a, b = fg.World.restore(w.snapshot()), fg.World.restore(w.snapshot())
+    a.set_poses(h, t, one)
+    b.set_poses(h, t, np.ascontiguousarray(one))
+    assert a.snapshot() == b.snapshot()
+
+
+def test_set_poses_again_after_moving_and_refused(world):
+    """A pose set before is set again after the body moved away from it
+    (a step, another pose); a bad pose after a good one is refused."""
+    w, h = world
+    t = w.bodies(h).translations + 0.25
+    rot = rotations(len(h))
+    w.set_poses(h, t, rot)
+    w.step(0.1)  # the bodies move (velocity 0.5)
+    assert not np.array_equal(w.bodies(h).translations, t)
+    w.set_poses(h, t, rot)
+    assert np.array_equal(w.bodies(h).translations, t)
+    w.set_poses(h, t + 1, rot)
+    w.set_poses(h, t, rot)
+    assert np.array_equal(w.bodies(h).translations, t)
+    bad = rot.copy()
+    bad[3, :, 0] = bad[3, :, 1]  # singular
+    unchanged(w, lambda: w.set_poses(h, t, bad), match="body 3")
+    nan = t.copy()
+    nan[4, 1] = np.nan
+    unchanged(w, lambda: w.set_poses(h, nan, rot), match="body 4: pose translation is NaN")
+
+
+def test_set_poses_rows_reordered_fewer_more(world):
+    """Calls whose rows are other bodies, fewer or more than the previous
+    call's give the world that one call with those rows gives."""
+    w, h = world
+    t = w.bodies(h).translations + 0.25
+    rot = rotations(len(h))
+    calls = [
+        (h, t, rot),
+        (h[::-1], t[::-1] + 1, rot[::-1]),
+        (h[:7], t[:7], rot[:7]),
+        (np.concatenate([h, h[:3]]), np.concatenate([t + 2, t[:3]]), np.concatenate([rot, rot[:3]])),
+        (h[5:9], t[5:9] - 1, None),
+        (h, t, rot),
+    ]
+    a = fg.World.restore(w.snapshot())
+    for c in calls:
+        a.set_poses(*c)
+        b = fg.World.restore(w.snapshot())
+        b.set_poses(*c)
+        assert np.array_equal(a.bodies(h).translations, b.bodies(h).translations)
+        assert np.array_equal(a.bodies(h).rotations, b.bodies(h).rotations)
+        w = b
+
+
+def test_set_velocities_slot_reused_by_fixed_body():
+    w = fg.World(3)
+    old = w.insert(boxes(1, 4))
+    w.remove(old)
+    new = w.insert(boxes(1, 5), moving=False)
+    assert new[0] & 0xFFFFFFFF == old[0] & 0xFFFFFFFF  # the same slot
+    unchanged(w, lambda: w.set_velocities(new, [[1, 0, 0]]), match="is fixed")
+    unchanged(w, lambda: w.set_velocities(old, [[1, 0, 0]]), match="stale")
+    assert new[0] >> 32 == (old[0] >> 32) + 1  # the next generation
+    moving = w.insert(boxes(1, 5))  # on the fixed body
+    w.set_velocities(moving, [[1, 0, 0]])
+    assert np.array_equal(w.bodies(moving).velocities, [[1.0, 0, 0]])
+    r = w.step(0.1)
+    assert r.body_pairs.tolist() == [[new[0], moving[0]]]
+    assert r.started.tolist() == [[new[0], moving[0]]]
+
+
 def test_queries_refuse_bad_input(world):
     w, h = world
     # Read-only: a refused query changes nothing either.
