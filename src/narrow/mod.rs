@@ -264,8 +264,10 @@ fn static_decision<const D: usize>(
 /// its start and one at its end. Translated convex sets that meet at `t = 0`
 /// and at `t = 1` meet at every instant between (the blend of the two points
 /// is in both frames), so the interval is `[0, 1]`, as the elimination
-/// finds it: the witness's margin (1e-9 of the local units) is far outside
-/// the elimination's touching band (1e-12).
+/// finds it: a point inside both frames by the witness's margin (1e-9 of
+/// the local units, far outside the elimination's touching band, 1e-12)
+/// keeps its time bounds from moving past either end by round-off
+/// (`tests/narrow/witness.rs` compares the two bit for bit).
 #[inline(always)]
 fn moving_interval<const D: usize>(
     a: &Frame<D>,
