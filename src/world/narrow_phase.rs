@@ -253,26 +253,33 @@ fn contacts_in<const D: usize>(
     // The narrow phase, unless the pair is remembered apart (`apart.rs`):
     // item `i` of body rank `rank`, its partner `key` of body rank
     // `other` (`None`: fixed). No odometer is read without a narrow phase.
+    // The partner's frame (a moving one's is a copy) is made only for FMB.
     let (spins, tolerance) = (ctx.spins, how.spin_tolerance);
-    let narrow = |i: u32, rank: u32, key: u32, other: Option<u32>, f: &Frame<D>, g: &Frame<D>| {
+    let partner_frame = |p: Partner| match p {
+        Partner::Moving(j) => Partnered::Moving(moved(j, &moving.meta[j as usize])),
+        Partner::Fixed(k) => Partnered::Fixed(&fixed.frames[k as usize]),
+    };
+    let narrow = |i: u32, rank: u32, key: u32, other: Option<u32>, f: &Frame<D>, g: Partner| {
+        let g = || partner_frame(g);
         // A spinning pair: conservative.
         if !spins.is_empty() {
             let spin = |r: u32| spins.get(r as usize).copied().flatten();
             let (sf, sg) = (spin(rank), other.and_then(spin));
             if sf.is_some() || sg.is_some() {
-                return spinning_contact(detail, f, sf, g, sg, tolerance);
+                return spinning_contact(detail, f, sf, &g(), sg, tolerance);
             }
         }
         if !coherent {
-            return contact_of(detail, f, g);
+            return contact_of(detail, f, &g());
         }
         let odo = apart.travelled(rank, other);
         if apart.is_apart(i, key, odo[1]) {
             return None;
         }
-        let hit = contact_of(detail, f, g);
+        let g = g();
+        let hit = contact_of(detail, f, &g);
         if hit.is_none() {
-            remember_apart(apart, i, key, odo, f, g);
+            remember_apart(apart, i, key, odo, f, &g);
         }
         hit
     };
@@ -294,12 +301,11 @@ fn contacts_in<const D: usize>(
             Partner::Moving(j) => {
                 let other = &moving.meta[j as usize];
                 me.pairs_with(other)
-                    .then(|| (other, narrow(item, me.rank, moving_key(j), Some(other.rank), frame, &moved(j, other))))
+                    .then(|| (other, narrow(item, me.rank, moving_key(j), Some(other.rank), frame, partner)))
             }
             Partner::Fixed(k) => {
                 let other = &fixed.meta[k as usize];
-                me.pairs_with(other)
-                    .then(|| (other, narrow(item, me.rank, fixed_key(k), None, frame, &fixed.frames[k as usize])))
+                me.pairs_with(other).then(|| (other, narrow(item, me.rank, fixed_key(k), None, frame, partner)))
             }
         };
         if let Some((other, Some((aabb, time)))) = hit {
@@ -313,6 +319,25 @@ fn contacts_in<const D: usize>(
         }
     });
     fits
+}
+
+/// A candidate's partner frame: a moving one moved by its body's
+/// displacement (a copy), or a fixed one as stored.
+enum Partnered<'a, const D: usize> {
+    Moving(Frame<D>),
+    Fixed(&'a Frame<D>),
+}
+
+impl<const D: usize> std::ops::Deref for Partnered<'_, D> {
+    type Target = Frame<D>;
+
+    #[inline(always)]
+    fn deref(&self) -> &Frame<D> {
+        match self {
+            Partnered::Moving(f) => f,
+            Partnered::Fixed(f) => f,
+        }
+    }
 }
 
 /// Doubles a full contact buffer, fallibly (false when memory ran out).
