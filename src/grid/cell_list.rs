@@ -720,6 +720,20 @@ impl<const D: usize> CellList<D> {
         })
     }
 
+    /// Bit `k` set when a box of level `l` may reach into `cell` from the
+    /// cell before it along axis `k` and overlap a box whose minimum is
+    /// `min`: [`CellList::low_cells`]`[k] < cell[k]`, without the floors
+    /// (`⌊y⌋ < c` exactly when `y < c` for an integer `c`).
+    #[inline(always)]
+    fn reach_back(&self, min: &[f32; D], cell: &[i32; D], l: u32) -> u32 {
+        let inv = self.size.inv(l as usize);
+        let reach = &self.reach[l as usize];
+        (0..D).fold(0, |b, k| {
+            let lowest = (f64::from(min[k]) - reach[k]).next_down() * inv;
+            b | u32::from(lowest < f64::from(cell[k])) << k
+        })
+    }
+
     /// Calls `f(q)` for every slot `q` that pairs with slot `p` and comes
     /// out from `p`'s side: over all slots, every pair of overlapping boxes
     /// of different groups comes out exactly once.
@@ -752,8 +766,7 @@ impl<const D: usize> CellList<D> {
         let forward = &Forward::<D>::TABLE;
         let spans = s.spans();
         // `-1` along an axis only where a box of the level can reach back.
-        let low = self.low_cells(&self.min[p], level);
-        let back = (0..D).fold(0, |b, k| b | u32::from(low[k] < s.cell[k]) << k);
+        let back = self.reach_back(&self.min[p], &s.cell, level);
         let mut visit = forward.visit[spans as usize & 7][back as usize & 7];
         while visit != 0 {
             let o = &forward.offsets[visit.trailing_zeros() as usize];
