@@ -81,7 +81,8 @@ impl<const D: usize> Slot<D> {
 /// a box reaching one cell along `k` only can skip the offset unless it
 /// spans into the next one.
 struct Forward<const D: usize> {
-    offsets: [[i32; D]; 13],
+    /// Padded to 16, so that an index masked by 15 needs no bounds check.
+    offsets: [[i32; D]; 16],
     need: [u32; 13],
     /// Bit `k` set when `o_k = -1`.
     back: [u32; 13],
@@ -95,7 +96,7 @@ struct Forward<const D: usize> {
 
 impl<const D: usize> Forward<D> {
     const TABLE: Self = {
-        let mut f = Forward { offsets: [[0; D]; 13], need: [0; 13], back: [0; 13], n: 0, visit: [[0; 8]; 8] };
+        let mut f = Forward { offsets: [[0; D]; 16], need: [0; 13], back: [0; 13], n: 0, visit: [[0; 8]; 8] };
         let total = 3usize.pow(D as u32);
         let mut code = 0;
         while code < total {
@@ -752,11 +753,16 @@ impl<const D: usize> CellList<D> {
         let level = s.level();
         // Each axis's coordinates -1, 0, +1 around the cell spread once: a
         // neighbour's Morton code is an OR of its axes' spreads.
-        let spreads: [[u64; 3]; D] = std::array::from_fn(|k| neighbour_spreads::<D>(s.cell[k]).map(|x| x << k));
+        // Padded to 4 and indexed masked by 3: no bounds check a visit.
+        let spreads: [[u64; 4]; D] = std::array::from_fn(|k| {
+            let [a, b, c] = neighbour_spreads::<D>(s.cell[k]).map(|x| x << k);
+            [a, b, c, 0]
+        });
         let bucket_at = |o: &[i32; D]| {
-            let code = (0..D).fold(0, |h, k| h | spreads[k][(o[k] + 1) as usize]);
+            let code = (0..D).fold(0, |h, k| h | spreads[k][(o[k] + 1) as usize & 3]);
             let k = bucket_of_code(code, level, self.mask);
-            self.starts[k] as usize..self.starts[k + 1] as usize
+            let range = &self.starts[k..k + 2];
+            range[0] as usize..range[1] as usize
         };
         // Same cell: the slots after `p` in its bucket.
         let here = bucket_at(&[0; D]);
@@ -769,7 +775,7 @@ impl<const D: usize> CellList<D> {
         let back = self.reach_back(&self.min[p], &s.cell, level);
         let mut visit = forward.visit[spans as usize & 7][back as usize & 7];
         while visit != 0 {
-            let o = &forward.offsets[visit.trailing_zeros() as usize];
+            let o = &forward.offsets[visit.trailing_zeros() as usize & 15];
             visit &= visit - 1;
             let cell: [i32; D] = std::array::from_fn(|k| s.cell[k] + o[k]);
             self.scan(p, bucket_at(o), &cell, level, &mut f);
