@@ -21,9 +21,12 @@ velocity components uniform in -3..3, seeded (numpy's PCG64). One thread
 
 fmbgrid's Python loop is set against the same loop in Rust
 (`World.time_steps`) on a copy of the same world: the same poses or
-velocities set, the step, the body pairs read as indices; the copies take
-turns, round by round (see `bench_fmbgrid`), and `--steps` is the number
-of rounds timed.
+velocities set, the step, the body pairs read as indices (see
+`fmbgrid_loop`). Every loop, fmbgrid's and the peers', is set up and warmed
+up first; then all take turns, round by round (`--steps` rounds, each
+stepping every loop once), so that the load of a shared machine weighs on
+each alike: the ratios are printed as ratios of medians and as medians of
+the rounds' ratios.
 
     python python/bench/uniform.py --n 100000 --steps 5
     python python/bench/uniform.py --n 20000 --peers coal,fcl,pybullet
@@ -93,26 +96,49 @@ def fmbgrid_world(centers, half, rot, vel, detail="exact_box"):
     return w, h
 
 
-def bench_fmbgrid(scene, steps, moving, detail="exact_box"):
+class Timed:
+    """One loop's timed steps, round by round: set, collide and read times
+    (seconds) and the pairs of the last step."""
+
+    def __init__(self):
+        self.set, self.collide, self.read = [], [], []
+        self.pair_set = set()
+
+    def add(self, t0, t1, t2, t3, pair_set=None):
+        self.set.append(t1 - t0)
+        self.collide.append(t2 - t1)
+        self.read.append(t3 - t2)
+        if pair_set is not None:
+            self.pair_set = pair_set
+
+    def totals(self):
+        return np.add(np.add(self.set, self.collide), self.read)
+
+    def result(self):
+        return {"set": median_ms(self.set), "collide": median_ms(self.collide), "read": median_ms(self.read),
+                "total": median_ms(self.totals()), "pairs": len(self.pair_set), "pair_set": self.pair_set}
+
+
+def fmbgrid_loop(scene, moving, detail="exact_box"):
+    """Three copies of one world, each warmed up by two steps of its own loop:
+    the Rust step alone, the Rust twin of the Python loop (one
+    World::set_poses with every body / set_velocity on every body, then the
+    step, then the body pairs read as indices), the Python loop. Returns
+    `(round, result)`: each call of `round` makes two steps of each world and
+    times the second (`time_steps` reads every body before its first step,
+    which would warm the cache for it), so the three worlds are at the same
+    state in every timed step and do the same work in it (the moving scene's
+    bodies move)."""
     centers, half, rot, _, vel = scene
     v = vel if moving else np.zeros_like(vel)
     w0, h = fmbgrid_world(centers, half, rot, v, detail)
     w0.step(DT)  # the grid, the cell size
     saved = w0.snapshot()
-    # Three copies of one world, each warmed up by two steps of its own loop
-    # and then timed: the Rust step alone, the Rust twin of the Python loop
-    # (one World::set_poses with every body / set_velocity on every body,
-    # then the step, then the body pairs read as indices), the Python loop.
-    # The three are timed in turns, round by round, so that the machine's
-    # load (a shared machine's) weighs on each alike; in each round each
-    # world makes two steps and the second is timed (`time_steps` reads
-    # every body before its first step, which would warm the cache for
-    # it), so the three worlds are at the same state in every timed step
-    # and do the same work in it (the moving scene's bodies move).
     also = "velocities" if moving else "poses"
     rust_world = fg.World.restore(saved)
     twin = fg.World.restore(saved)
     w = fg.World.restore(saved)
+    timed, rust, rust_loop = Timed(), [], []
 
     def python_step():
         t0 = time.perf_counter()
@@ -127,41 +153,45 @@ def bench_fmbgrid(scene, steps, moving, detail="exact_box"):
         # as indices into the user's own arrays (handle = index here).
         pairs_idx = (r.body_pairs & 0xFFFFFFFF).astype(np.int64)
         t3 = time.perf_counter()
-        return (t1 - t0, t2 - t1, t3 - t2, t3 - t0), pairs_idx
+        return (t0, t1, t2, t3), pairs_idx
 
     rust_world.time_steps(DT, 2)
     twin.time_steps(DT, 2, also)
     for _ in range(2):
         python_step()
-    rust, rust_loop, total, set_t, step_t, read_t = [], [], [], [], [], []
-    for _ in range(steps):
+    last = []
+
+    def one_round():
         rust.append(rust_world.time_steps(DT, 2)[1])
         rust_loop.append(twin.time_steps(DT, 2, also)[1])
         python_step()
-        (s, c, rd, tot), pairs_idx = python_step()
-        set_t.append(s)
-        step_t.append(c)
-        read_t.append(rd)
-        total.append(tot)
-    pairs = len(pairs_idx)
-    return {
-        "rust": median_ms(rust),
-        "rust_loop": median_ms(rust_loop),
-        "python": median_ms(total),
-        "python_step_only": median_ms(step_t),
-        "set": median_ms(set_t),
-        "collide": median_ms(step_t),
-        "read": median_ms(read_t),
-        "pairs": pairs,
-        # The overhead round by round (the Python loop over its Rust twin
-        # timed just before it): on a loaded machine, steadier than the
-        # ratio of the two medians.
-        "paired": float(np.median(np.divide(total, rust_loop))) - 1,
-        "pair_set": {(int(a), int(b)) for a, b in pairs_idx} if not moving else None,
-    }
+        times, pairs_idx = python_step()
+        timed.add(*times)
+        last[:] = [pairs_idx]
+
+    def result():
+        pairs_idx = last[0]
+        out = timed.result()
+        out.update({
+            "rust": median_ms(rust),
+            "rust_loop": median_ms(rust_loop),
+            "python": out["total"],
+            "totals": timed.totals(),
+            "pairs": len(pairs_idx),
+            # The overhead round by round (the Python loop over its Rust twin
+            # timed just before it): on a loaded machine, steadier than the
+            # ratio of the two medians.
+            "paired": float(np.median(np.divide(timed.totals(), rust_loop))) - 1,
+            "pair_set": {(int(a), int(b)) for a, b in pairs_idx} if not moving else None,
+        })
+        return out
+
+    return one_round, result
 
 
-def bench_coal(scene, steps):
+def coal_loop(scene, timed):
+    """coal's loop (poses set + update + collide + pairs read) as a step
+    function recording into `timed`, after one untimed step."""
     import coal
 
     centers, half, rot, _, _ = scene
@@ -173,9 +203,8 @@ def bench_coal(scene, steps):
         manager.registerObject(o)
     manager.setup()
     index = {g.id(): k for k, g in enumerate(geoms)}
-    set_t, col_t, read_t = [], [], []
-    found = set()
-    for _ in range(steps):
+
+    def step(record=True):
         t0 = time.perf_counter()
         for k, o in enumerate(objs):
             o.setTransform(coal.Transform3s(rot[k], centers[k]))
@@ -190,14 +219,15 @@ def bench_coal(scene, steps):
             i, j = index[c.o1.id()], index[c.o2.id()]
             found.add((min(i, j), max(i, j)))
         t3 = time.perf_counter()
-        set_t.append(t1 - t0)
-        col_t.append(t2 - t1)
-        read_t.append(t3 - t2)
-    return {"set": median_ms(set_t), "collide": median_ms(col_t), "read": median_ms(read_t),
-            "total": median_ms(np.add(np.add(set_t, col_t), read_t)), "pairs": len(found), "pair_set": found}
+        if record:
+            timed.add(t0, t1, t2, t3, found)
+
+    step(record=False)
+    return step, lambda: None
 
 
-def bench_fcl(scene, steps):
+def fcl_loop(scene, timed):
+    """python-fcl's loop, as [`coal_loop`]'s."""
     import fcl
 
     centers, half, rot, _, _ = scene
@@ -208,9 +238,8 @@ def bench_fcl(scene, steps):
     manager.registerObjects(objs)
     manager.setup()
     index = {id(g): k for k, g in enumerate(geoms)}
-    set_t, col_t, read_t = [], [], []
-    found = set()
-    for _ in range(steps):
+
+    def step(record=True):
         t0 = time.perf_counter()
         for k, o in enumerate(objs):
             o.setTransform(fcl.Transform(rot[k], centers[k]))
@@ -224,50 +253,48 @@ def bench_fcl(scene, steps):
             i, j = index[id(c.o1)], index[id(c.o2)]
             found.add((min(i, j), max(i, j)))
         t3 = time.perf_counter()
-        set_t.append(t1 - t0)
-        col_t.append(t2 - t1)
-        read_t.append(t3 - t2)
-    return {"set": median_ms(set_t), "collide": median_ms(col_t), "read": median_ms(read_t),
-            "total": median_ms(np.add(np.add(set_t, col_t), read_t)), "pairs": len(found), "pair_set": found}
+        if record:
+            timed.add(t0, t1, t2, t3, found)
+
+    step(record=False)
+    return step, lambda: None
 
 
-def bench_pybullet(scene, steps):
+def pybullet_loop(scene, timed):
+    """pybullet's loop (poses reset + performCollisionDetection + contact
+    points read), as [`coal_loop`]'s; the second function disconnects."""
     import pybullet as p
 
     centers, half, _, quat, _ = scene
     n = len(centers)
     client = p.connect(p.DIRECT)
-    try:
-        # Mass 1 (pybullet reports no contact between bodies of mass 0), no
-        # physics step: collision detection only.
-        xyzw = np.concatenate([quat[:, 1:], quat[:, :1]], axis=1)  # (w, x, y, z) -> (x, y, z, w)
-        bodies = []
-        for k in range(n):
-            shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=half[k].tolist(), physicsClientId=client)
-            bodies.append(p.createMultiBody(1.0, shape, -1, centers[k].tolist(), xyzw[k].tolist(),
-                                            physicsClientId=client))
-        set_t, col_t, read_t = [], [], []
+    # Mass 1 (pybullet reports no contact between bodies of mass 0), no
+    # physics step: collision detection only.
+    xyzw = np.concatenate([quat[:, 1:], quat[:, :1]], axis=1)  # (w, x, y, z) -> (x, y, z, w)
+    bodies = []
+    for k in range(n):
+        shape = p.createCollisionShape(p.GEOM_BOX, halfExtents=half[k].tolist(), physicsClientId=client)
+        bodies.append(p.createMultiBody(1.0, shape, -1, centers[k].tolist(), xyzw[k].tolist(),
+                                        physicsClientId=client))
+
+    def step(record=True):
+        t0 = time.perf_counter()
+        for k, b in enumerate(bodies):
+            p.resetBasePositionAndOrientation(b, centers[k].tolist(), xyzw[k].tolist(), physicsClientId=client)
+        t1 = time.perf_counter()
+        p.performCollisionDetection(physicsClientId=client)
+        t2 = time.perf_counter()
         found = set()
-        for _ in range(steps):
-            t0 = time.perf_counter()
-            for k, b in enumerate(bodies):
-                p.resetBasePositionAndOrientation(b, centers[k].tolist(), xyzw[k].tolist(), physicsClientId=client)
-            t1 = time.perf_counter()
-            p.performCollisionDetection(physicsClientId=client)
-            t2 = time.perf_counter()
-            found = set()
-            for c in p.getContactPoints(physicsClientId=client):
-                if c[8] < 0:  # contactDistance: negative = penetrating
-                    i, j = c[1], c[2]
-                    found.add((min(i, j), max(i, j)))
-            t3 = time.perf_counter()
-            set_t.append(t1 - t0)
-            col_t.append(t2 - t1)
-            read_t.append(t3 - t2)
-    finally:
-        p.disconnect(client)
-    return {"set": median_ms(set_t), "collide": median_ms(col_t), "read": median_ms(read_t),
-            "total": median_ms(np.add(np.add(set_t, col_t), read_t)), "pairs": len(found), "pair_set": found}
+        for c in p.getContactPoints(physicsClientId=client):
+            if c[8] < 0:  # contactDistance: negative = penetrating
+                i, j = c[1], c[2]
+                found.add((min(i, j), max(i, j)))
+        t3 = time.perf_counter()
+        if record:
+            timed.add(t0, t1, t2, t3, found)
+
+    step(record=False)
+    return step, lambda: p.disconnect(client)
 
 
 def main() -> None:
@@ -289,15 +316,42 @@ def main() -> None:
                      "python_uniform", scene_name, args.n, threads, engine, includes, fmt(median), fmt(set_ms),
                      fmt(col), fmt(read), pairs, fmt(ratio)])
 
-    results = {}
+    # Every loop is set up (and warmed up) first, then all are timed in
+    # turns, round by round: each round steps fmbgrid's three loops and then
+    # each peer once, so that a shared machine's load weighs on each alike
+    # and the ratios are measured side by side.
     # The static scene twice: with the exact boxes (the default), and with
     # `detail="interval"`, the pairs and their contact intervals only, which
     # is what the peers compute.
-    for name, moving, detail in (("static", False, "exact_box"), ("static", False, "interval"),
-                                 ("moving", True, "exact_box")):
-        r = bench_fmbgrid(scene, args.steps, moving, detail)
+    configs = (("static", False, "exact_box"), ("static", False, "interval"), ("moving", True, "exact_box"))
+    loops = {}
+    for name, moving, detail in configs:
         key = name if detail == "exact_box" else f"{name}-{detail}"
-        results[key] = r
+        loops[key] = fmbgrid_loop(scene, moving, detail)
+    makers = {"coal": coal_loop, "fcl": fcl_loop, "pybullet": pybullet_loop}
+    peers = {}
+    for peer in [p for p in args.peers.split(",") if p and p != "none"]:
+        timed, t = Timed(), time.perf_counter()
+        try:
+            step, close = makers[peer](scene, timed)
+        except ImportError:
+            print(f"{peer}: not installed, skipped", flush=True)
+            continue
+        peers[peer] = (timed, step, close, time.perf_counter() - t)
+    try:
+        for _ in range(args.steps):
+            for one_round, _ in loops.values():
+                one_round()
+            for _, step, _, _ in peers.values():
+                step()
+    finally:
+        for _, _, close, _ in peers.values():
+            close()
+
+    results = {}
+    for name, moving, detail in configs:
+        key = name if detail == "exact_box" else f"{name}-{detail}"
+        r = results[key] = loops[key][1]()
         setter, rust_setter = ("set_velocities", "World::set_velocity per body") if moving else (
             "set_poses", "World::set_poses (all bodies)")
         suffix = "" if detail == "exact_box" else f"; detail={detail}"
@@ -315,26 +369,24 @@ def main() -> None:
               f"{r['paired']:+.1%} round by round), "
               f"{r['pairs']} pairs", flush=True)
 
-    base, pairs_only = results["static"]["python"], results["static-interval"]["python"]
-    for peer in [p for p in args.peers.split(",") if p and p != "none"]:
-        fn = {"coal": bench_coal, "fcl": bench_fcl, "pybullet": bench_pybullet}[peer]
-        try:
-            t = time.perf_counter()
-            r = fn(scene, args.steps)
-            build = time.perf_counter() - t
-        except ImportError:
-            print(f"{peer}: not installed, skipped", flush=True)
-            continue
-        same = r["pair_set"] == results["static"]["pair_set"]
-        diff = len(r["pair_set"] ^ results["static"]["pair_set"])
+    base, pairs_only = results["static"], results["static-interval"]
+    for peer, (timed, _, _, setup) in peers.items():
+        r = timed.result()
+        same = r["pair_set"] == base["pair_set"]
+        diff = len(r["pair_set"] ^ base["pair_set"])
+        # Round by round: each peer's step over fmbgrid's of the same round.
+        paired = {k: float(np.median(np.divide(timed.totals(), results[k]["totals"])))
+                  for k in ("static", "static-interval", "moving")}
         row("static", peer, "poses set + collide (end poses) + pairs read", r["total"], r["set"], r["collide"],
-            r["read"], r["pairs"], r["total"] / base)
+            r["read"], r["pairs"], r["total"] / base["python"])
         print(f"static  {peer}: set {r['set']:.1f} + collide {r['collide']:.1f} + read {r['read']:.1f} = "
-              f"{r['total']:.1f} ms ({r['total'] / base:.1f}x fmbgrid's Python static step; "
-              f"{r['total'] / pairs_only:.1f}x with detail=interval, "
-              f"{r['total'] / results['moving']['python']:.1f}x its moving step), {r['pairs']} pairs, "
+              f"{r['total']:.1f} ms ({r['total'] / base['python']:.1f}x fmbgrid's Python static step; "
+              f"{r['total'] / pairs_only['python']:.1f}x with detail=interval, "
+              f"{r['total'] / results['moving']['python']:.1f}x its moving step; round by round "
+              f"{paired['static']:.1f}x, {paired['static-interval']:.1f}x, {paired['moving']:.1f}x), "
+              f"{r['pairs']} pairs, "
               f"{'same pairs as fmbgrid' if same else f'{diff} pairs differ from fmbgrid'}; "
-              f"whole run {build:.0f} s", flush=True)
+              f"set-up {setup:.0f} s", flush=True)
 
     out = pathlib.Path(args.csv) if args.csv else REPO / "benches" / "results" / machine() / "python_bench.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
