@@ -243,18 +243,26 @@ fn interval_with<const D: usize>(a: &Frame<D>, b: &Frame<D>, witness: bool) -> O
 /// FMB's decision for a pair at rest relative to each other (canonical
 /// order), with the vertex witness of either frame; `ba` caches `A` seen
 /// from `B` when the witness needed it.
+///
+/// `A`'s vertices are tried before the system's rows, which cost more than
+/// they do: about 40% of the static box pairs whose boxes overlap
+/// intersect, and most of those have a vertex of `A` inside `B`. `B`'s
+/// vertices need `A` seen from `B` (an inversion) and are tried after the
+/// rows, which reject separated pairs first (`box_bench interval`, minus
+/// mode `none`, instructions a pair: static box pairs 1,063 → 848 when
+/// they intersect, 929 → 1,017 when not).
 #[inline(always)]
 fn static_decision<const D: usize>(
     a: &Frame<D>,
     b: &Frame<D>,
     ab: &Relative<D>,
     ba: &mut Option<Relative<D>>,
-) -> Result<Bounds, Infeasible> {
-    let witness = || {
-        ab.has_vertex_inside(a.kind(), 0.0)
-            || ba.get_or_insert_with(|| Relative::new(b, a)).has_vertex_inside(b.kind(), 0.0)
-    };
-    eliminate(a.kind(), ab, false, witness)
+) -> Result<(), Infeasible> {
+    if ab.has_vertex_inside(a.kind(), 0.0) {
+        return Ok(());
+    }
+    let witness = || ba.get_or_insert_with(|| Relative::new(b, a)).has_vertex_inside(b.kind(), 0.0);
+    eliminate(a.kind(), ab, false, witness).map(|_| ())
 }
 
 /// The exact contact interval of a pair moving relative to each other

@@ -1,9 +1,11 @@
-//! The whole-step witness of a moving pair's contact interval: a vertex of
+//! The witnesses that stand for the elimination. Moving pairs: a vertex of
 //! one frame inside the other at the step's start and one at its end prove
-//! the interval `[0, 1]` without the elimination. It must give the
-//! elimination's answer bit for bit: on every family of `support::Set`, 2D
-//! and 3D, with the relative velocity scaled from 1e-9 to 1e6 of itself, in
-//! both argument orders, through `overlap_interval` and `intersect`.
+//! the interval `[0, 1]`. Pairs at rest: a vertex of one frame inside the
+//! other proves the contact (one of `A`'s tried before the system's rows).
+//! Each must give the elimination's answer bit for bit: on every family of
+//! `support::Set`, 2D and 3D, with the relative velocity scaled from 1e-9
+//! to 1e6 of itself or zero, in both argument orders, through
+//! `overlap_interval` and `intersect`.
 
 use crate::support::{self, Set};
 
@@ -68,4 +70,37 @@ fn the_whole_step_witness_gives_the_elimination_s_interval_2d() {
 fn the_whole_step_witness_gives_the_elimination_s_interval_3d() {
     let whole = check::<3>(6_000, 31);
     assert!(whole > 2_000, "only {whole} pairs in contact over the whole step");
+}
+
+/// Checks `n` pairs at rest relative to each other (both still, or both
+/// moving alike); returns how many of them intersect.
+fn check_at_rest<const D: usize>(n: u64, seed: u64) -> usize {
+    let mut rng = support::rng(seed);
+    let mut hits = 0;
+    for i in 0..n {
+        let (a, b) = support::gen_pair::<D>(Set::for_index(i), false, &mut rng);
+        let b = if i % 2 == 0 { centred_on(&a, &b, &mut rng).unwrap_or(b) } else { b };
+        let v: [f64; D] = std::array::from_fn(|_| rng.random_range(-3.0..3.0));
+        for (a, b) in [(a, b), (a.with_velocity(v).unwrap_or(a), b.with_velocity(v).unwrap_or(b))] {
+            let expect = bits(overlap_interval_eliminated(&a, &b));
+            for (x, y) in [(&a, &b), (&b, &a)] {
+                assert_eq!(bits(overlap_interval(x, y)), expect, "overlap_interval at rest: {x:?} {y:?}");
+                assert_eq!(bits(intersect(x, y).map(|h| h.time)), expect, "intersect at rest: {x:?} {y:?}");
+            }
+            hits += usize::from(expect.is_some());
+        }
+    }
+    hits
+}
+
+#[test]
+fn the_witness_at_rest_gives_the_elimination_s_decision_2d() {
+    let hits = check_at_rest::<2>(6_000, 22);
+    assert!(hits > 3_000, "only {hits} pairs intersect");
+}
+
+#[test]
+fn the_witness_at_rest_gives_the_elimination_s_decision_3d() {
+    let hits = check_at_rest::<3>(6_000, 32);
+    assert!(hits > 3_000, "only {hits} pairs intersect");
 }
