@@ -259,24 +259,23 @@ fn contacts_in<const D: usize>(
         Partner::Moving(j) => Partnered::Moving(moved(j, &moving.meta[j as usize])),
         Partner::Fixed(k) => Partnered::Fixed(&fixed.frames[k as usize]),
     };
-    let narrow = |i: u32, rank: u32, key: u32, other: Option<u32>, f: &Frame<D>, g: Partner| {
-        let g = || partner_frame(g);
+    let narrow = |i: u32, rank: u32, key: u32, other: Option<u32>, f: &Frame<D>, partner: Partner| {
         // A spinning pair: conservative.
         if !spins.is_empty() {
             let spin = |r: u32| spins.get(r as usize).copied().flatten();
             let (sf, sg) = (spin(rank), other.and_then(spin));
             if sf.is_some() || sg.is_some() {
-                return spinning_contact(detail, f, sf, &g(), sg, tolerance);
+                return spinning_contact(detail, f, sf, &partner_frame(partner), sg, tolerance);
             }
         }
         if !coherent {
-            return contact_of(detail, f, &g());
+            return contact_of(detail, f, &partner_frame(partner));
         }
         let odo = apart.travelled(rank, other);
         if apart.is_apart(i, key, odo[1]) {
             return None;
         }
-        let g = g();
+        let g = partner_frame(partner);
         let hit = contact_of(detail, f, &g);
         if hit.is_none() {
             remember_apart(apart, i, key, odo, f, &g);
