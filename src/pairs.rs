@@ -16,7 +16,7 @@
 
 use std::ops::Range;
 
-use crate::grid::{CellList, NearLists};
+use crate::grid::{CellList, NearLists, Spreads};
 
 /// The other side of a candidate pair, by index in its grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,9 +48,10 @@ pub(crate) fn for_each_candidate<const D: usize>(
     mut f: impl FnMut(u32, Partner),
 ) {
     let any_fixed = !fixed.list.is_empty();
+    let mut spreads = Spreads::default();
     for p in range {
         let a = moving.item(p);
-        moving.partners(p, |q| f(a, Partner::Moving(moving.item(q))));
+        moving.partners(p, &mut spreads, |q| f(a, Partner::Moving(moving.item(q))));
         if any_fixed {
             let q = moving.grid_box(p);
             fixed.near.for_each(fixed.list, a as usize, &q, scratch, |s| f(a, Partner::Fixed(fixed.list.item(s))));

@@ -150,6 +150,40 @@ impl<const D: usize> Forward<D> {
     };
 }
 
+/// The Morton spreads of a cell's coordinates and of its neighbours' along
+/// each axis, kept by the pairs pass from one slot to the next: the slots
+/// of a cell are mostly consecutive, and spreading costs more than the
+/// rest of a slot's set-up ([`CellList::partners`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Spreads<const D: usize> {
+    /// The cell they are of (`None`: none yet).
+    cell: Option<[i32; D]>,
+    /// Per axis `k`: the spreads of `c - 1`, `c`, `c + 1` shifted by `k`,
+    /// padded to 4 and indexed masked by 3 (no bounds check a visit).
+    table: [[u64; 4]; D],
+}
+
+impl<const D: usize> Default for Spreads<D> {
+    fn default() -> Self {
+        Spreads { cell: None, table: [[0; 4]; D] }
+    }
+}
+
+impl<const D: usize> Spreads<D> {
+    /// The table of `cell`, computed unless it is the last one's.
+    #[inline(always)]
+    fn of(&mut self, cell: &[i32; D]) -> &[[u64; 4]; D] {
+        if self.cell != Some(*cell) {
+            self.table = std::array::from_fn(|k| {
+                let [a, b, c] = neighbour_spreads::<D>(cell[k]).map(|x| x << k);
+                [a, b, c, 0]
+            });
+            self.cell = Some(*cell);
+        }
+        &self.table
+    }
+}
+
 /// Boxes sorted by cell, for the pairs pass and box queries.
 /// Rebuilding reuses every buffer: a warm build allocates nothing.
 #[derive(Clone, Debug)]
@@ -737,9 +771,10 @@ impl<const D: usize> CellList<D> {
 
     /// Calls `f(q)` for every slot `q` that pairs with slot `p` and comes
     /// out from `p`'s side: over all slots, every pair of overlapping boxes
-    /// of different groups comes out exactly once.
+    /// of different groups comes out exactly once. `spreads` is the caller's
+    /// from its last slot (any value is correct; the last slot's saves work).
     #[inline]
-    pub fn partners(&self, p: usize, mut f: impl FnMut(usize)) {
+    pub fn partners(&self, p: usize, spreads: &mut Spreads<D>, mut f: impl FnMut(usize)) {
         if p >= self.huge {
             // A huge slot meets every ordinary slot, and the huge ones after it.
             for q in (0..self.huge).chain(p + 1..self.len()) {
@@ -751,13 +786,10 @@ impl<const D: usize> CellList<D> {
         }
         let s = self.slots[p];
         let level = s.level();
-        // Each axis's coordinates -1, 0, +1 around the cell spread once: a
-        // neighbour's Morton code is an OR of its axes' spreads.
-        // Padded to 4 and indexed masked by 3: no bounds check a visit.
-        let spreads: [[u64; 4]; D] = std::array::from_fn(|k| {
-            let [a, b, c] = neighbour_spreads::<D>(s.cell[k]).map(|x| x << k);
-            [a, b, c, 0]
-        });
+        // Each axis's coordinates -1, 0, +1 around the cell spread once
+        // (a cell's slots share them): a neighbour's Morton code is an OR
+        // of its axes' spreads.
+        let spreads = spreads.of(&s.cell);
         let bucket_at = |o: &[i32; D]| {
             let code = (0..D).fold(0, |h, k| h | spreads[k][(o[k] + 1) as usize & 3]);
             let k = bucket_of_code(code, level, self.mask);

@@ -32,7 +32,7 @@ mod near;
 mod ray_walk;
 
 pub(crate) use cell::{CellSize, cell_size_for, morton};
-pub(crate) use cell_list::{CellList, MAX_ITEMS};
+pub(crate) use cell_list::{CellList, MAX_ITEMS, Spreads};
 #[cfg(test)]
 pub(crate) use grid_box::GridBox;
 pub(crate) use near::NearLists;

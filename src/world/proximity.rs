@@ -23,6 +23,7 @@ use super::store::Meta;
 use super::{FrameId, World};
 use crate::error::WorldError;
 use crate::frame::Frame;
+use crate::grid::Spreads;
 use crate::narrow::gap_exceeding;
 use crate::query::distance;
 
@@ -78,9 +79,10 @@ impl<const D: usize> World<D> {
         out.clear();
         let frame = |i: usize| (&moving.frames[i], &moving.meta[i]);
         let mut fits = true;
+        let mut spreads = Spreads::default();
         for p in 0..list.len() {
             let f = frame(list.item(p) as usize);
-            list.partners(p, |q| fits = fits && within(delta, f, frame(list.item(q) as usize), out));
+            list.partners(p, &mut spreads, |q| fits = fits && within(delta, f, frame(list.item(q) as usize), out));
         }
         if !broad.static_grid.is_empty() {
             let fixed = |k: u32| (&broad.fixed.frames[k as usize], &broad.fixed.meta[k as usize]);
