@@ -93,8 +93,7 @@ pub fn overlaps<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> bool {
     }
     let ab = Relative::new(a, b);
     if relative_velocity_is_zero(a, b) {
-        let witness = || ab.has_vertex_inside(a.kind(), 0.0) || Relative::new(b, a).has_vertex_inside(b.kind(), 0.0);
-        eliminate(a.kind(), &ab, false, witness).is_ok()
+        static_decision(a, b, &ab, &mut None).is_ok()
     } else {
         let witness = || ab.has_vertex_inside(a.kind(), 0.0) || ab.has_vertex_inside(a.kind(), 1.0);
         eliminate(a.kind(), &ab, true, witness).is_ok()
