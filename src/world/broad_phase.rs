@@ -15,6 +15,7 @@
 use super::Motion;
 use super::apart::ApartPairs;
 use super::context::StepContext;
+use super::kept_pairs::KeptPairs;
 use super::spin::frame_box;
 use super::store::{Meta, Store};
 use super::{Slot, Stored};
@@ -22,6 +23,7 @@ use crate::aabb::Aabb;
 use crate::frame::Frame;
 use crate::grid::{CellList, CellSize, NearLists, cell_size_for};
 use crate::ids::FrameId;
+use crate::pairs::MovingSide;
 
 /// Bodies with at least this many frames get the body-level pruning of
 /// [`BroadPhase::list_moving`].
@@ -72,6 +74,10 @@ pub(super) struct BroadPhase<const D: usize> {
     /// Candidate pairs FMB found apart, and the moving bodies' odometers
     /// (`apart.rs`); it knows itself when store indices or ranks changed.
     pub apart: ApartPairs,
+    /// The moving frames' kept pairs (`kept_pairs.rs`), and whether they
+    /// list this step's candidates.
+    kept: KeptPairs<D>,
+    kept_listed: bool,
     /// The moving bodies' slots by rank: slot order after a refresh, the
     /// order of their frames in the store after a re-sort.
     pub moving_bodies: Vec<u32>,
@@ -125,6 +131,8 @@ impl<const D: usize> BroadPhase<D> {
             moving_grid: CellList::default(),
             near_fixed: NearLists::default(),
             apart: ApartPairs::default(),
+            kept: KeptPairs::default(),
+            kept_listed: false,
             moving_bodies: Vec::new(),
             slot_rank: Vec::new(),
             body_frames: Vec::new(),
@@ -226,6 +234,8 @@ impl<const D: usize> BroadPhase<D> {
         self.edits = edits;
         self.listed_at = u64::MAX;
         self.apart.forget();
+        self.kept.forget();
+        self.kept_listed = false;
     }
 
     /// The fixed frames' list, when it lists them as they are.
@@ -239,6 +249,22 @@ impl<const D: usize> BroadPhase<D> {
     /// ([`BroadPhase::unlisted`]).
     pub fn moving_list(&self) -> Option<&CellList<D>> {
         (self.listed_at == self.edits).then_some(&self.moving_grid)
+    }
+
+    /// Whether this step's candidates come from the kept pairs.
+    pub fn kept_pairs_used(&self) -> bool {
+        self.kept_listed
+    }
+
+    /// Where the step's candidate pass finds each slot's moving partners:
+    /// the kept pairs when they are up to date, else the pairs pass.
+    pub fn moving_side(&self) -> MovingSide<'_, D> {
+        if self.kept_listed {
+            let (starts, given) = self.kept.candidates();
+            MovingSide::Kept(&self.moving_grid, starts, given)
+        } else {
+            MovingSide::Pass(&self.moving_grid)
+        }
     }
 
     /// True for moving frame `i` of a large body, which the moving list
@@ -344,8 +370,10 @@ impl<const D: usize> BroadPhase<D> {
         let cell = self.cell;
         // The moving store is re-sorted every few steps: it keeps its scratch.
         self.store_mut(motion).compact(&cell, motion == Motion::Moving, |m, i| tell(slots, m, i));
-        // Store indices changed: the pairs remembered apart name others.
+        // Store indices changed: the pairs remembered apart and the kept
+        // pairs name others.
         self.apart.forget();
+        self.kept.forget();
         if motion == Motion::Moving {
             self.unsorted_steps = 0;
         }
@@ -357,7 +385,19 @@ impl<const D: usize> BroadPhase<D> {
     pub fn update(&mut self, ctx: &StepContext<'_, D>, coherent: bool) {
         self.start_coherence(ctx, coherent);
         self.list_moving(ctx);
+        self.keep_pairs();
         self.refresh_near_fixed(ctx);
+    }
+
+    /// Step 3a: the kept pairs follow the moving list (`kept_pairs.rs`),
+    /// when every moving frame is in it (no large body).
+    fn keep_pairs(&mut self) {
+        if self.largest_body >= LARGE_BODY {
+            self.kept.forget();
+            self.kept_listed = false;
+            return;
+        }
+        self.kept_listed = self.kept.update(&self.moving_grid);
     }
 
     /// Step 1b: the odometers of temporal coherence (`apart.rs`) take this
@@ -522,6 +562,7 @@ impl<const D: usize> BroadPhase<D> {
     fn follow_slot_order(&mut self, slots: &mut [Slot<D>], shifts: &mut [[f64; D]], scratch: &mut Vec<[f64; D]>) {
         let list = &self.moving_grid;
         self.moving.reorder((0..list.len()).map(|p| list.item(p)), |m, i| tell(slots, m, i));
+        self.kept.renumber(list);
         // The frame of slot `p` is now at store index `p`: the list's ids
         // follow, so that queries after the step still name store indices.
         self.moving_grid.number_items_by_slot();
@@ -580,6 +621,7 @@ impl<const D: usize> BroadPhase<D> {
             + self.moving_grid.memory()
             + self.near_fixed.memory()
             + self.apart.memory()
+            + self.kept.memory()
             + self.proximity_grid.memory()
             + self.body_grid.memory()
             + (self.active.capacity() + self.body_frames.capacity()) * 4

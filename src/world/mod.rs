@@ -20,6 +20,7 @@ mod contact_geometry;
 mod context;
 mod debug_draw;
 mod exact_boxes;
+mod kept_pairs;
 mod narrow_phase;
 mod pose;
 mod proximity;
@@ -746,6 +747,14 @@ impl<const D: usize> World<D> {
     fn debug_validate(&self) {
         #[cfg(debug_assertions)]
         self.validate();
+    }
+
+    /// Whether the last step read its moving frames' candidate pairs off
+    /// the pairs kept from the steps before (frames at rest) rather than
+    /// the pairs pass: the answers are the same either way; for tests.
+    #[doc(hidden)]
+    pub fn kept_pairs_used(&self) -> bool {
+        self.broad.kept_pairs_used()
     }
 
     /// Panics unless the invariants the world and its subsystems state on

@@ -285,7 +285,7 @@ fn contacts_in<const D: usize>(
     // The moving frame of the last slot's item, reused by its partners.
     let mut current: Option<(u32, &Meta, Frame<D>)> = None;
     let fixed_side = FixedSide { list: &broad.static_grid, near: &broad.near_fixed };
-    for_each_candidate(&broad.moving_grid, fixed_side, entries, &mut chunk.fixed, |item, partner| {
+    for_each_candidate(broad.moving_side(), fixed_side, entries, &mut chunk.fixed, |item, partner| {
         // Items are store indices.
         let (me, frame) = match &current {
             Some((c, me, f)) if *c == item => (*me, f),

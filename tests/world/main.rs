@@ -13,6 +13,7 @@ mod bad_input;
 mod determinism;
 mod distributed;
 mod hostile;
+mod kept_pairs;
 mod model;
 mod runaway;
 mod snapshot;
