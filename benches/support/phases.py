@@ -41,6 +41,7 @@ PARTS = {
     'total': [(None, r'PROGRAM TOTALS')],
     'build': [(None, r'fmbgrid::grid::cell_list::CellList<_>::build')],
     'update': [(None, r'fmbgrid::world::broad_phase::BroadPhase<_>::update')],
+    'kept': [(None, r'fmbgrid::world::kept_pairs::KeptPairs<_>::update')],
     'pass': [(None, r'fmbgrid::pairs::for_each_candidate')],
     'closure': [(None, r'fmbgrid::world::narrow_phase::contacts_in::\{\{closure\}\}')],
     'fmb': [(None, r'fmbgrid::narrow::(intersect|overlap_interval)')],
@@ -95,8 +96,9 @@ def main():
     v = {k: (part(b, p) - part(a, p)) / steps for k, p in PARTS.items()}
     rows = [
         ('grid build (sweep, rounding, cells, sort)', v['build']),
-        ('broad phase upkeep besides the build (near lists, stores)', v['update'] - v['build']),
-        ('candidate pass (cells, box tests)', v['pass'] - v['closure']),
+        ('kept pairs (boxes compared, pairs looked up, candidates listed)', v['kept']),
+        ('broad phase upkeep besides the build (near lists, stores)', v['update'] - v['build'] - v['kept']),
+        ('candidate pass (cells, box tests; or the kept candidates read)', v['pass'] - v['closure']),
         ("per candidate: frames, filters, coherence look-ups, contacts", v['closure'] - v['fmb'] - v['gap']),
         ('FMB decision and interval', v['fmb'] - v['box']),
         ('exact box', v['box']),
