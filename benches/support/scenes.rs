@@ -21,6 +21,8 @@
 //! * `uniform-fast`, `mostly-static-fast`: the same scenes with fast
 //!   movers: velocity components normal with σ = [`FAST_SIGMA`] units per
 //!   second (about half a box, 0.5 units, a step);
+//! * `uniform-static`, `uniform-resting`: `uniform` with every moving body
+//!   at rest (velocity zero), or all but one in [`MOVING_EVERY`];
 //! * `2d`: half parallelograms (sheared, 45°–135° between the sides), half
 //!   triangles, sides 1–3, moving in the plane.
 #![allow(dead_code)]
@@ -45,10 +47,11 @@ pub const FAST_SIGMA: f64 = 30.0;
 pub const REVERSE_EVERY: u64 = 60;
 
 /// Names accepted by [`scene`], in the order of the tables.
-pub const SCENES: [&str; 9] = [
+pub const SCENES: [&str; 10] = [
     "uniform",
     "uniform-fast",
     "uniform-static",
+    "uniform-resting",
     "mixed",
     "clustered",
     "mostly-static",
@@ -175,6 +178,7 @@ pub fn scene3(name: &str, n: usize, seed: u64) -> Option<Scene<3>> {
         "mostly-static" => mostly_static(n, seed),
         "uniform-fast" => fast(uniform(n, seed), "uniform-fast", seed),
         "uniform-static" => at_rest(uniform(n, seed), "uniform-static"),
+        "uniform-resting" => mostly_at_rest(uniform(n, seed), "uniform-resting"),
         "mostly-static-fast" => fast(mostly_static(n, seed), "mostly-static-fast", seed),
         "tetrahedra" => tetrahedra(n, seed),
         _ => return None,
@@ -207,6 +211,21 @@ pub fn at_rest<const D: usize>(mut scene: Scene<D>, name: &'static str) -> Scene
     scene.name = name;
     scene
 }
+
+/// `scene` with all but one moving body in [`MOVING_EVERY`] at rest (the
+/// others keep their velocity): a world where most bodies rest.
+pub fn mostly_at_rest<const D: usize>(mut scene: Scene<D>, name: &'static str) -> Scene<D> {
+    for (k, body) in scene.bodies.iter_mut().filter(|b| b.moving).enumerate() {
+        if k % MOVING_EVERY != 0 {
+            body.velocity = [0.0; D];
+        }
+    }
+    scene.name = name;
+    scene
+}
+
+/// One moving body in this many keeps moving in `uniform-resting`.
+pub const MOVING_EVERY: usize = 20;
 
 /// A uniformly random rotation (Shoemake's quaternion method), by columns.
 pub fn random_rotation(rng: &mut ChaCha8Rng) -> [[f64; 3]; 3] {
