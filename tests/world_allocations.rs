@@ -155,6 +155,33 @@ fn warm_steps_allocate_nothing<const D: usize>(seed: u64) {
     }
 }
 
+/// A world whose moving bodies mostly rest (one in 20 moves, small bodies
+/// only): its steps read their candidates off the kept pairs, dropping and
+/// looking up the movers' pairs, and allocate nothing once warm either.
+#[test]
+fn a_resting_world_keeping_its_pairs_allocates_nothing() {
+    for detail in MODES {
+        let p = SceneParams { max_frames_per_body: 3, filters: true, ..SceneParams::uniform(3_000, 3) };
+        let mut bodies = random_scene::<3>(&mut rng(12), &p);
+        for (k, b) in bodies.iter_mut().enumerate() {
+            if k % 20 != 0 {
+                b.velocity = [0.0; 3];
+            }
+        }
+        let mut world = World::new(WorldConfig::default().with_contact_detail(detail));
+        build_world(&mut world, &bodies);
+        let (allocations, contacts) = allocations_of_steps(&mut world, 0.25, 80);
+        assert!(world.kept_pairs_used(), "{detail:?}: the kept pairs must be in use");
+        assert!(contacts > 1_000, "{detail:?}: the loop must collide: {contacts} contacts");
+        assert_eq!(
+            allocations,
+            0,
+            "{detail:?}: {allocations} allocations in 80 warm steps, of {:?} bytes…",
+            first_sizes()
+        );
+    }
+}
+
 #[test]
 fn a_warm_step_allocates_nothing_3d() {
     warm_steps_allocate_nothing::<3>(7);
