@@ -9,8 +9,10 @@ use crate::frame::{Frame, FrameKind};
 use crate::math::{add, box_vertices, fmax, fmin, mul_rows, sub};
 
 /// Margin, in `A`'s local units, by which a witness vertex must be inside:
-/// far outside the touching band of the elimination (1e-12), so the witness
-/// and the elimination never disagree.
+/// far outside the touching band of the elimination (1e-12 of the
+/// magnitudes of the pair's terms), so the witness and the elimination
+/// never disagree. [`Relative::has_vertex_deep_inside`] scales it with
+/// those magnitudes, velocity included.
 const WITNESS_MARGIN: f64 = 1e-9;
 
 /// `B` in `A`'s local coordinates.
@@ -45,26 +47,47 @@ impl<const D: usize> Relative<D> {
     /// sufficient condition tried before elimination.
     #[inline(always)]
     pub fn has_vertex_inside(&self, a_kind: FrameKind, t: f64) -> bool {
+        self.has_vertex_inside_by(a_kind, t, WITNESS_MARGIN)
+    }
+
+    /// [`Relative::has_vertex_inside`] with the margin scaled by the
+    /// largest magnitude of a local coordinate's terms (origin, components,
+    /// velocity) when above one: a vertex inside at one instant proves an
+    /// interval the elimination keeps. A pair moving a million local units a
+    /// step has a touching band of about 1e-6 in the rows with time: with
+    /// the fixed margin, `overlaps` accepted a vertex at `t = 0` whose
+    /// interval (about 1e-15 of the step) the elimination drops. (A vertex
+    /// inside at both ends proves the whole step, far from any band: the
+    /// fixed margin serves there.)
+    #[inline(always)]
+    pub fn has_vertex_deep_inside(&self, a_kind: FrameKind, t: f64) -> bool {
+        let scale = (0..D).fold(1.0f64, |m, j| {
+            let terms = self.o[j].abs() + self.v[j].abs() + self.c.iter().map(|c| c[j].abs()).sum::<f64>();
+            fmax(m, terms)
+        });
+        self.has_vertex_inside_by(a_kind, t, WITNESS_MARGIN * scale)
+    }
+
+    /// Some vertex of `B` at time `t` inside `A` by `margin`.
+    #[inline(always)]
+    fn has_vertex_inside_by(&self, a_kind: FrameKind, t: f64, margin: f64) -> bool {
         let o: [f64; D] = std::array::from_fn(|j| self.o[j] + t * self.v[j]);
+        let inside = |y: &[f64; D]| inside(a_kind, y, margin);
         // Every vertex tested, no early exit: the outcome is unpredictable.
         match self.kind {
-            FrameKind::Cuboid => {
-                box_vertices(&o, &self.c)[..1 << D].iter().fold(false, |any, y| any | inside(a_kind, y))
-            }
-            FrameKind::Tetrahedron => {
-                self.c.iter().fold(inside(a_kind, &o), |any, c| any | inside(a_kind, &add(&o, c)))
-            }
+            FrameKind::Cuboid => box_vertices(&o, &self.c)[..1 << D].iter().fold(false, |any, y| any | inside(y)),
+            FrameKind::Tetrahedron => self.c.iter().fold(inside(&o), |any, c| any | inside(&add(&o, c))),
         }
     }
 }
 
-/// True when local coordinates `y` are inside the unit domain by the margin.
+/// True when local coordinates `y` are inside the unit domain by `margin`.
 #[inline(always)]
-fn inside<const D: usize>(kind: FrameKind, y: &[f64; D]) -> bool {
+fn inside<const D: usize>(kind: FrameKind, y: &[f64; D], margin: f64) -> bool {
     let low = y.iter().fold(f64::INFINITY, |m, &x| fmin(m, x));
     let high = match kind {
         FrameKind::Cuboid => y.iter().fold(f64::NEG_INFINITY, |m, &x| fmax(m, x)),
         FrameKind::Tetrahedron => y.iter().sum(),
     };
-    low > WITNESS_MARGIN && high < 1.0 - WITNESS_MARGIN
+    low > margin && high < 1.0 - margin
 }
