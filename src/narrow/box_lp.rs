@@ -15,8 +15,10 @@
 //! frames' common box, so a vertex already inside `G` (the most common
 //! optimum) costs no pivot at all.
 //!
-//! The pivots work on a 5 × 4 dictionary; the optimum is evaluated at the
-//! primal point of the final basis and clamped to the common box. When a
+//! The pivots work on a 5 × 4 dictionary; the rows' values are computed
+//! once and moved along with each pivot's entering variable (one
+//! multiply-add a row, not a row's dot product); the optimum is evaluated
+//! at the primal point of the final basis and clamped to the common box. When a
 //! pivot is too small to trust, or a side takes more than [`MAX_PIVOTS`]
 //! (degenerate cycling), the caller falls back to the vertex enumeration.
 
@@ -156,17 +158,21 @@ impl<const N: usize, const M: usize> Program<N, M> {
             }
             val[top] = 1.0;
         }
+        // The basic variables' values (each row's), computed once, then
+        // moved by each pivot's step.
         let mut beta = [0.0; M];
+        for r in 0..M {
+            let mut s = b[r];
+            for j in 0..N {
+                s += t[r][j] * val[j];
+            }
+            beta[r] = s;
+        }
         for _ in 0..=MAX_PIVOTS {
             // The most violated row leaves.
             let (mut worst, mut leave) = (FEASIBLE, usize::MAX);
             for r in 0..M {
-                let mut s = b[r];
-                for j in 0..N {
-                    s += t[r][j] * val[j];
-                }
-                beta[r] = s;
-                let v = fmax(-s, s - 1.0);
+                let v = fmax(-beta[r], beta[r] - 1.0);
                 if v > worst {
                     worst = v;
                     leave = r;
@@ -211,9 +217,17 @@ impl<const N: usize, const M: usize> Program<N, M> {
                 return None;
             }
             let j = enter;
+            // Row `r` leaves at the bound it violated; `x_j` moves by
+            // `step` to put it there, and every other row with it.
+            let bound = if up { 0.0 } else { 1.0 };
+            let step = (bound - beta[r]) / t[r][j];
+            for i in 0..M {
+                beta[i] += t[i][j] * step;
+            }
+            beta[r] = val[j] + step;
             Self::pivot(&mut b, &mut t, &mut d, r, j);
             std::mem::swap(&mut basic[r], &mut nonbasic[j]);
-            val[j] = if up { 0.0 } else { 1.0 };
+            val[j] = bound;
         }
         None
     }
