@@ -361,6 +361,15 @@ fn place<const D: usize>(size: &CellSize, b: &GridBox<D>) -> Option<Slot<D>> {
     }
 }
 
+/// Along one axis, the cell (of reciprocal size `inv`) holding the minimum
+/// corner of the overlap of two boxes starting at `a` and `b`: where the
+/// pairs pass takes a pair across levels (`covering`), and where
+/// [`CellList::given_at`] places it.
+#[inline(always)]
+fn corner_cell(a: f32, b: f32, inv: f64) -> i32 {
+    floor_i32(f64::from(a.max(b)) * inv)
+}
+
 /// `spread(c - 1)`, `spread(c)`, `spread(c + 1)` (the coordinates wrap as
 /// [`spread`]'s do): the neighbours' by adding and subtracting one on the
 /// dilated integer, whose gaps are filled with ones for the carry.
@@ -615,7 +624,7 @@ impl<const D: usize> CellList<D> {
                 let (a, b) = (&self.min[q], &self.max[q]);
                 let overlap = (0..D).fold(true, |o, k| o & (a[k] <= max[k]) & (min[k] <= b[k]));
                 // The overlap's minimum corner lies in exactly one cell.
-                if overlap && (0..D).all(|k| floor_i32(f64::from(a[k].max(min[k])) * inv) == cell[k]) {
+                if overlap && (0..D).all(|k| corner_cell(a[k], min[k], inv) == cell[k]) {
                     f(q);
                 }
             }
@@ -754,8 +763,7 @@ impl<const D: usize> CellList<D> {
             let inv = self.size.inv(lq as usize);
             let lo = parent(&s.cell, (lq - lp) as usize);
             let (a, b) = (&self.min[q], &self.min[p]);
-            let cell =
-                (0..D).rev().fold(0, |c, k| c << 1 | (floor_i32(f64::from(a[k].max(b[k])) * inv) - lo[k]) as u64);
+            let cell = (0..D).rev().fold(0, |c, k| c << 1 | (corner_cell(a[k], b[k], inv) - lo[k]) as u64);
             (32 + u64::from(lq)) << D | cell
         };
         class << SLOT_BITS | q_bits
@@ -775,7 +783,7 @@ impl<const D: usize> CellList<D> {
         let (a, b) = ((&self.min[p], &self.max[p]), (&self.min[q], &self.max[q]));
         // Non-short-circuit: the outcome is unpredictable.
         let overlap = (0..D).fold(true, |o, k| o & (a.0[k] <= b.1[k]) & (b.0[k] <= a.1[k]));
-        overlap && (self.groups.is_empty() || self.groups[p] != self.groups[q])
+        overlap && self.other_groups(p, q)
     }
 
     /// Calls `f(q)` for each slot `q` of `range`, in order, that is in
@@ -791,7 +799,7 @@ impl<const D: usize> CellList<D> {
                 // Non-short-circuit: the outcome is unpredictable.
                 let overlap = (0..D).fold(true, |o, k| o & (a_min[k] <= b_max[k]) & (b_min[k] <= a_max[k]));
                 let q = from + j;
-                if overlap && (self.groups.is_empty() || self.groups[p] != self.groups[q]) {
+                if overlap && self.other_groups(p, q) {
                     f(q);
                 }
             }
@@ -890,7 +898,7 @@ impl<const D: usize> CellList<D> {
             let up = (l - level) as usize;
             let (lo, hi) = (parent(&s.cell, up), parent(&span_hi, up));
             self.covering(&self.min[p], &self.max[p], &lo, &hi, l, |q| {
-                if self.groups.is_empty() || self.groups[p] != self.groups[q] {
+                if self.other_groups(p, q) {
                     f(q);
                 }
             });

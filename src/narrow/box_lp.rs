@@ -87,10 +87,9 @@ impl<const N: usize, const M: usize> Program<N, M> {
     }
 
     /// Exchanges basic row `r` and nonbasic variable `j` in the dictionary
-    /// `b + t · x_N` and the reduced costs `d`.
+    /// `b + t · x_N` and the reduced costs `d`; `ip` is `1 / t[r][j]`.
     #[inline(always)]
-    fn pivot(b: &mut [f64; M], t: &mut [[f64; N]; M], d: &mut [f64; N], r: usize, j: usize) {
-        let ip = 1.0 / t[r][j];
+    fn pivot(b: &mut [f64; M], t: &mut [[f64; N]; M], d: &mut [f64; N], r: usize, j: usize, ip: f64) {
         let mut row = [0.0; N];
         for l in 0..N {
             row[l] = -t[r][l] * ip;
@@ -149,7 +148,8 @@ impl<const N: usize, const M: usize> Program<N, M> {
             // sum row at its upper bound and `X_top` basic in its place
             // (dual feasible: every other `d_i <= d_top`).
             let r = M - 1;
-            Self::pivot(&mut b, &mut t, &mut d, r, top);
+            let ip = 1.0 / t[r][top];
+            Self::pivot(&mut b, &mut t, &mut d, r, top, ip);
             std::mem::swap(&mut basic[r], &mut nonbasic[top]);
             for i in 0..N {
                 if i < self.dims && i != top {
@@ -220,12 +220,13 @@ impl<const N: usize, const M: usize> Program<N, M> {
             // Row `r` leaves at the bound it violated; `x_j` moves by
             // `step` to put it there, and every other row with it.
             let bound = if up { 0.0 } else { 1.0 };
-            let step = (bound - beta[r]) / t[r][j];
+            let ip = 1.0 / t[r][j];
+            let step = (bound - beta[r]) * ip;
             for i in 0..M {
                 beta[i] += t[i][j] * step;
             }
             beta[r] = val[j] + step;
-            Self::pivot(&mut b, &mut t, &mut d, r, j);
+            Self::pivot(&mut b, &mut t, &mut d, r, j, ip);
             std::mem::swap(&mut basic[r], &mut nonbasic[j]);
             val[j] = bound;
         }

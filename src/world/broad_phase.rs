@@ -74,10 +74,9 @@ pub(super) struct BroadPhase<const D: usize> {
     /// Candidate pairs FMB found apart, and the moving bodies' odometers
     /// (`apart.rs`); it knows itself when store indices or ranks changed.
     pub apart: ApartPairs,
-    /// The moving frames' kept pairs (`kept_pairs.rs`), and whether they
-    /// list this step's candidates.
+    /// The moving frames' kept pairs (`kept_pairs.rs`), with this step's
+    /// candidates when they are kept.
     kept: KeptPairs<D>,
-    kept_listed: bool,
     /// The moving bodies' slots by rank: slot order after a refresh, the
     /// order of their frames in the store after a re-sort.
     pub moving_bodies: Vec<u32>,
@@ -132,7 +131,6 @@ impl<const D: usize> BroadPhase<D> {
             near_fixed: NearLists::default(),
             apart: ApartPairs::default(),
             kept: KeptPairs::default(),
-            kept_listed: false,
             moving_bodies: Vec::new(),
             slot_rank: Vec::new(),
             body_frames: Vec::new(),
@@ -235,7 +233,6 @@ impl<const D: usize> BroadPhase<D> {
         self.listed_at = u64::MAX;
         self.apart.forget();
         self.kept.forget();
-        self.kept_listed = false;
     }
 
     /// The fixed frames' list, when it lists them as they are.
@@ -253,17 +250,15 @@ impl<const D: usize> BroadPhase<D> {
 
     /// Whether this step's candidates come from the kept pairs.
     pub fn kept_pairs_used(&self) -> bool {
-        self.kept_listed
+        self.kept.candidates().is_some()
     }
 
     /// Where the step's candidate pass finds each slot's moving partners:
     /// the kept pairs when they are up to date, else the pairs pass.
     pub fn moving_side(&self) -> MovingSide<'_, D> {
-        if self.kept_listed {
-            let (starts, given) = self.kept.candidates();
-            MovingSide::Kept(&self.moving_grid, starts, given)
-        } else {
-            MovingSide::Pass(&self.moving_grid)
+        match self.kept.candidates() {
+            Some((starts, given)) => MovingSide::Kept(&self.moving_grid, starts, given),
+            None => MovingSide::Pass(&self.moving_grid),
         }
     }
 
@@ -394,10 +389,9 @@ impl<const D: usize> BroadPhase<D> {
     fn keep_pairs(&mut self) {
         if self.largest_body >= LARGE_BODY {
             self.kept.forget();
-            self.kept_listed = false;
-            return;
+        } else {
+            self.kept.update(&self.moving_grid);
         }
-        self.kept_listed = self.kept.update(&self.moving_grid);
     }
 
     /// Step 1b: the odometers of temporal coherence (`apart.rs`) take this

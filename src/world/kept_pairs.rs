@@ -25,7 +25,7 @@
 //! step at which at most an eighth changed.
 
 use super::radix_sort::sort_keys;
-use crate::grid::{CellList, CellSize};
+use crate::grid::{CellList, CellSize, Spreads};
 
 /// More frames than `n / DROP` changed in one step: the pass runs.
 const DROP: usize = 4;
@@ -49,7 +49,7 @@ pub(super) struct KeptPairs<const D: usize> {
     max: Vec<[f32; D]>,
     /// The pairs of frames whose boxes overlap, of different groups, `a <<
     /// 32 | b` with `a < b` store indices, sorted; every such pair while
-    /// `kept`.
+    /// `kept`, which also means the candidates below are this step's.
     pairs: Vec<u64>,
     kept: bool,
     /// The cell size of the list the candidates were listed for.
@@ -59,8 +59,7 @@ pub(super) struct KeptPairs<const D: usize> {
     fresh: bool,
     skip: u32,
     wait: u32,
-    /// This step's candidates, valid when the last update returned true:
-    /// the slots `q` given by slot `p` are `given[starts[p]..starts[p +
+    /// This step's candidates, valid while `kept`: the slots `q` given by slot `p` are `given[starts[p]..starts[p +
     /// 1]]`, in the pass's order ([`CellList::given_at`]).
     starts: Vec<u32>,
     given: Vec<u32>,
@@ -87,21 +86,22 @@ impl<const D: usize> KeptPairs<D> {
         self.fresh = false;
     }
 
-    /// The step's candidates (after an update that returned true): the
-    /// slots given by slot `p` are `given[starts[p]..starts[p + 1]]`.
-    pub fn candidates(&self) -> (&[u32], &[u32]) {
-        (&self.starts, &self.given)
+    /// The step's candidates while the pairs are kept (from an update that
+    /// kept them to the next change): the slots given by slot `p` are
+    /// `given[starts[p]..starts[p + 1]]`.
+    pub fn candidates(&self) -> Option<(&[u32], &[u32])> {
+        self.kept.then_some((&self.starts, &self.given))
     }
 
     /// Brings the boxes and the kept pairs up to date with `list`, the
     /// step's cell list of every moving frame's swept box (ids: store
-    /// indices), and lists the candidates. False when the pass should run
-    /// instead: too many frames changed.
-    pub fn update(&mut self, list: &CellList<D>) -> bool {
+    /// indices), and lists the candidates; drops the pairs (the pass runs)
+    /// when too many frames changed.
+    pub fn update(&mut self, list: &CellList<D>) {
         if self.skip > 0 {
             self.skip -= 1;
             self.forget();
-            return false;
+            return;
         }
         let n = list.len();
         if self.min.len() != n {
@@ -123,14 +123,14 @@ impl<const D: usize> KeptPairs<D> {
                 self.skip = self.wait;
             }
             self.kept = false;
-            return false;
+            return;
         }
         self.wait = 0;
         let cell = Some(list.cell_size());
         if self.kept && self.changed.is_empty() && listed == Some(true) && self.cell == cell {
             // Every frame in the same slot with the same box, on the same
             // cells: the very list of the last step, and its candidates.
-            return true;
+            return;
         }
         if self.kept {
             self.replace_pairs_of_changed(list);
@@ -140,7 +140,6 @@ impl<const D: usize> KeptPairs<D> {
         }
         self.list_candidates(list);
         self.cell = cell;
-        true
     }
 
     /// Lists in `changed` the frames whose box is not the one kept, keeps
@@ -188,11 +187,16 @@ impl<const D: usize> KeptPairs<D> {
         std::mem::swap(&mut self.pairs, &mut self.merged);
     }
 
-    /// Looks up every frame's pairs (each from its lower store index).
+    /// Every frame's pairs, from the pairs pass (each pair once).
     fn look_up_all(&mut self, list: &CellList<D>) {
         self.pairs.clear();
-        for c in 0..list.len() as u32 {
-            look_up(list, &self.slot_of, c, |b| b > c, &mut self.pairs);
+        let mut spreads = Spreads::default();
+        for p in 0..list.len() {
+            let a = list.item(p);
+            list.partners(p, &mut spreads, |q| {
+                let b = list.item(q);
+                self.pairs.push(u64::from(a.min(b)) << PAIR_BITS | u64::from(a.max(b)));
+            });
         }
         sort_keys(&mut self.pairs, &mut self.scratch);
     }
