@@ -33,7 +33,6 @@ mod ray_walk;
 
 pub(crate) use cell::{CellSize, cell_size_for, morton};
 pub(crate) use cell_list::{CellList, MAX_ITEMS, Spreads};
-#[cfg(test)]
 pub(crate) use grid_box::GridBox;
 pub(crate) use near::NearLists;
 pub(crate) use ray_walk::walk_ray;

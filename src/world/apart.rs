@@ -27,6 +27,11 @@
 //! gets an infinite odometer: none of its pairs is skipped again until
 //! then.
 //!
+//! The same odometers' reset also bounds the memory of `resting.rs`: a
+//! body whose displacement was exactly zero this step and the last, with
+//! no re-pose between, is *at rest*, and a contact of two such bodies (or
+//! of one and a fixed frame) found at the last step is this step's too.
+//!
 //! [`World::set_pose`]: super::World::set_pose
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,6 +50,9 @@ const EMPTY: u64 = u32::MAX as u64;
 /// indices are below `MAX_ITEMS`, 2²⁶).
 const FIXED: u32 = 1 << 31;
 
+/// The bits of `still` of a body at rest at the last step and this one.
+const AT_REST: u8 = 0b11;
+
 /// Odometer growth per unit of displacement: covers the round-off of the
 /// displacement's length and of the sums (a few ulps of `f64`).
 const ROUND_UP: f64 = 1.0 + 1e-12;
@@ -59,6 +67,12 @@ pub(super) struct ApartPairs {
     /// Per moving body (rank): the odometer at the start and at the end of
     /// the current step.
     travelled: Vec<[f64; 2]>,
+    /// Per moving body (rank): bit 1 set when its displacement was exactly
+    /// `+0.0` at the last step, bit 0 at this one (no re-pose since);
+    /// [`AT_REST`] is both.
+    still: Vec<u8>,
+    /// True when some body is at rest this step.
+    some_at_rest: bool,
     /// True while `entries` and `travelled` are indexed by the moving
     /// store's indices and ranks as they are (one entry a frame, one
     /// odometer a body); false from a [`ApartPairs::forget`] to the reset
@@ -69,8 +83,10 @@ pub(super) struct ApartPairs {
 impl Clone for ApartPairs {
     fn clone(&self) -> Self {
         let load = |e: &[AtomicU64; WAYS]| e.each_ref().map(|x| AtomicU64::new(x.load(Ordering::Relaxed)));
-        let (travelled, fresh) = (self.travelled.clone(), self.fresh);
-        ApartPairs { entries: self.entries.iter().map(load).collect(), travelled, fresh }
+        let entries = self.entries.iter().map(load).collect();
+        let (travelled, still, some_at_rest, fresh) =
+            (self.travelled.clone(), self.still.clone(), self.some_at_rest, self.fresh);
+        ApartPairs { entries, travelled, still, some_at_rest, fresh }
     }
 }
 
@@ -97,6 +113,8 @@ impl ApartPairs {
         self.entries.resize_with(frames, || [const { AtomicU64::new(EMPTY) }; WAYS]);
         self.travelled.clear();
         self.travelled.resize(bodies, [0.0; 2]);
+        self.still.clear();
+        self.still.resize(bodies, 0);
     }
 
     /// Store indices or ranks changed, or the proofs no longer hold:
@@ -125,14 +143,23 @@ impl ApartPairs {
 
     /// Starts a step in which body `r` is displaced by `shifts[r]`.
     pub fn start_step<const D: usize>(&mut self, shifts: &[[f64; D]]) {
-        let go = |(t, d): (&mut [f64; 2], &[f64; D])| {
+        let go = |((t, still), d): ((&mut [f64; 2], &mut u8), &[f64; D])| {
             let length = d.iter().map(|x| x * x).sum::<f64>().sqrt();
             *t = [t[1], t[1] + length * ROUND_UP];
+            // Exactly `+0.0`: the frames FMB sees are the last step's, bit
+            // for bit (a `-0.0` would carry its sign into the results).
+            let zero = d.iter().all(|x| x.to_bits() == 0);
+            *still = (*still << 1 | u8::from(zero)) & AT_REST;
+            *still == AT_REST
         };
         #[cfg(feature = "parallel")]
-        self.travelled.par_iter_mut().zip(shifts).with_min_len(4096).for_each(go);
+        let rest = (self.travelled.par_iter_mut().zip(self.still.par_iter_mut()).zip(shifts))
+            .with_min_len(4096)
+            .map(go)
+            .reduce(|| false, |a, b| a | b);
         #[cfg(not(feature = "parallel"))]
-        self.travelled.iter_mut().zip(shifts).for_each(go);
+        let rest = self.travelled.iter_mut().zip(self.still.iter_mut()).zip(shifts).map(go).fold(false, |a, b| a | b);
+        self.some_at_rest = rest;
     }
 
     /// Body `rank` was moved by other means than its velocity: none of its
@@ -141,6 +168,24 @@ impl ApartPairs {
         if let Some(t) = self.travelled.get_mut(rank as usize) {
             *t = [f64::INFINITY; 2];
         }
+        if let Some(s) = self.still.get_mut(rank as usize) {
+            *s = 0;
+        }
+    }
+
+    /// True when some moving body is at rest this step (see the module's
+    /// doc).
+    pub fn some_at_rest(&self) -> bool {
+        self.fresh && self.some_at_rest
+    }
+
+    /// True when moving body `rank` and `other` (a moving body's rank;
+    /// `None` for a fixed frame, which never moves) are at rest this step:
+    /// their frames, and the frames' displacements, are the last step's.
+    #[inline(always)]
+    pub fn at_rest(&self, rank: u32, other: Option<u32>) -> bool {
+        let still = |r: u32| self.still.get(r as usize) == Some(&AT_REST);
+        still(rank) && other.is_none_or(still)
     }
 
     /// The odometers of moving body `rank` and of `other` (a moving body's

@@ -21,7 +21,7 @@ use super::store::{Meta, Store};
 use super::{Slot, Stored};
 use crate::aabb::Aabb;
 use crate::frame::Frame;
-use crate::grid::{CellList, CellSize, NearLists, cell_size_for};
+use crate::grid::{CellList, CellSize, GridBox, NearLists, cell_size_for};
 use crate::ids::FrameId;
 use crate::pairs::MovingSide;
 
@@ -115,6 +115,10 @@ pub(super) struct BroadPhase<const D: usize> {
     /// The count at which the moving list was last brought up to date, by
     /// a step (`u64::MAX`: never).
     listed_at: u64,
+    /// True when the moving list was built from displacements all `+0.0`,
+    /// no body turning: while nothing changed and nothing moves, the frames
+    /// are where it has them and it is rebuilt as it is.
+    listed_still: bool,
 }
 
 impl<const D: usize> BroadPhase<D> {
@@ -148,6 +152,7 @@ impl<const D: usize> BroadPhase<D> {
             proximity_grid: CellList::default(),
             edits: 0,
             listed_at: u64::MAX,
+            listed_still: false,
         }
     }
 
@@ -414,6 +419,13 @@ impl<const D: usize> BroadPhase<D> {
     /// frame. Otherwise it cannot pair with anything, so leaving it out
     /// changes no answer.
     fn list_moving(&mut self, ctx: &StepContext<'_, D>) {
+        let still = ctx.spins.is_empty() && ctx.shifts.iter().all(|d| d.iter().all(|x| x.to_bits() == 0));
+        if still && self.listed_still && self.listed_at == self.edits {
+            // Built from these frames, unmoved, with these displacements:
+            // a build would give the list as it is.
+            return;
+        }
+        self.listed_still = still;
         let swept = |f: &Frame<D>, m: &Meta| frame_box(ctx.spins, f, m, &ctx.shifts[m.rank as usize]);
         self.active.clear();
         if self.largest_body < LARGE_BODY {
@@ -554,6 +566,11 @@ impl<const D: usize> BroadPhase<D> {
     /// Reorders the moving store as the moving list's slots (frames left out
     /// of the list after them), and tells the bodies where their frames went.
     fn follow_slot_order(&mut self, slots: &mut [Slot<D>], shifts: &mut [[f64; D]], scratch: &mut Vec<[f64; D]>) {
+        if self.in_slot_order() {
+            // Bodies at rest stay in order: nothing to move, and the pairs
+            // remembered (apart, kept, at rest) still name their frames.
+            return;
+        }
         let list = &self.moving_grid;
         self.moving.reorder((0..list.len()).map(|p| list.item(p)), |m, i| tell(slots, m, i));
         self.kept.renumber(list);
@@ -562,6 +579,19 @@ impl<const D: usize> BroadPhase<D> {
         self.moving_grid.number_items_by_slot();
         self.rerank_bodies(slots.len(), shifts, scratch);
         self.apart.forget();
+    }
+
+    /// True when the store is in the moving list's order (slot `p` holds
+    /// store index `p`) and the ranks in the store's: a re-sort would
+    /// change nothing.
+    fn in_slot_order(&self) -> bool {
+        let list = &self.moving_grid;
+        let mut next = 0;
+        let ranked = |m: &Meta| {
+            next += u32::from(m.rank == next);
+            m.rank < next
+        };
+        (0..list.len()).all(|p| list.item(p) == p as u32) && self.moving.meta.iter().all(ranked)
     }
 
     /// Ranks the moving bodies in the order their frames come in the store,
@@ -719,6 +749,11 @@ impl<const D: usize> BroadPhase<D> {
         }
         if let Some(list) = self.moving_list() {
             assert!((0..list.len()).all(|p| (list.item(p) as usize) < self.moving.len()), "list ids are store indices");
+            if self.listed_still {
+                // Built from displacements of zero: the frames' own boxes.
+                let own = |p: usize| GridBox::new(&self.moving.frames[list.item(p) as usize].aabb());
+                assert!((0..list.len()).all(|p| list.grid_box(p) == own(p)), "a still list holds the frames' boxes");
+            }
         }
     }
 }

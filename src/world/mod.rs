@@ -26,6 +26,7 @@ mod pose;
 mod proximity;
 mod radix_sort;
 mod ray_cast;
+mod resting;
 mod runaway;
 mod snapshot;
 mod spin;
@@ -755,6 +756,14 @@ impl<const D: usize> World<D> {
     #[doc(hidden)]
     pub fn kept_pairs_used(&self) -> bool {
         self.broad.kept_pairs_used()
+    }
+
+    /// How many of the last step's contacts it took from the step before
+    /// (their two frames at rest) instead of running FMB again: the answers
+    /// are the same either way; for tests.
+    #[doc(hidden)]
+    pub fn resting_contacts_used(&self) -> usize {
+        self.narrow.resting_contacts_used()
     }
 
     /// Panics unless the invariants the world and its subsystems state on

@@ -2,7 +2,8 @@
 //! FMB into contacts, then body pairs and events (steps 4–6 of `step.rs`).
 //!
 //! [`NarrowPhase`] owns the per-chunk buffers the candidate pass writes in
-//! parallel, and the step's results: contacts, body pairs and events.
+//! parallel, the last step's (`resting.rs`), and the step's results:
+//! contacts, body pairs and events.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -13,6 +14,7 @@ use super::apart::{ApartPairs, fixed_key, moving_key};
 use super::broad_phase::BroadPhase;
 use super::context::StepContext;
 use super::radix_sort::sort_keys;
+use super::resting::RestingContacts;
 use super::spin::spinning_contact;
 use super::store::Meta;
 use super::{Slot, WorldConfig};
@@ -37,6 +39,9 @@ pub(super) struct NarrowPhase<const D: usize> {
     /// One per chunk of the moving list's slots; never shrunk, so that a
     /// chunk's buffers keep their capacity for later steps.
     chunks: Vec<Chunk<D>>,
+    /// The last step's chunks, whose contacts of frames at rest are this
+    /// step's (`resting.rs`).
+    resting: RestingContacts<D>,
     /// The last step's contacts, in the moving list's slot order.
     pub contacts: Vec<Contact<D>>,
     /// The last step's body pairs, sorted, each once; and the step's before.
@@ -59,12 +64,17 @@ pub(super) struct NarrowPhase<const D: usize> {
     found: usize,
 }
 
-/// One parallel chunk's reused buffers: its contacts, and the scratch of
-/// its fixed partners' queries.
+/// One parallel chunk's reused buffers: its contacts, each one's key
+/// (`giver << 32 | partner key`: the store index of the moving frame whose
+/// slot gave it, and its partner's key as in `apart.rs`), and the scratch
+/// of its fixed partners' queries.
 #[derive(Clone, Debug, Default)]
-struct Chunk<const D: usize> {
-    contacts: Vec<Contact<D>>,
+pub(super) struct Chunk<const D: usize> {
+    pub contacts: Vec<Contact<D>>,
+    pub keys: Vec<u64>,
     fixed: Vec<u32>,
+    /// Contacts taken from the last step's (`resting.rs`), for tests.
+    reused: usize,
 }
 
 /// What the candidate pass asks of each pair: the world's settings, and
@@ -105,6 +115,7 @@ impl<const D: usize> NarrowPhase<D> {
         self.pairs.clear();
         self.previous.clear();
         self.events.clear();
+        self.resting.detail = None;
     }
 
     /// Steps 4–5: candidates and FMB, the contacts into the chunks'
@@ -121,6 +132,13 @@ impl<const D: usize> NarrowPhase<D> {
     ) -> Result<(), WorldError> {
         let n = broad.moving_grid.len();
         let count = n.div_ceil(CHUNK);
+        // The last step's chunks become the resting contacts; this step
+        // writes in the chunks of the step before.
+        let resting = &mut self.resting;
+        std::mem::swap(&mut self.chunks, &mut resting.chunks);
+        resting.count = std::mem::replace(&mut self.found, 0);
+        let rest = how.coherent && broad.apart.some_at_rest() && resting.index(broad.moving.len(), how.detail);
+        let resting = rest.then_some(&*resting);
         let chunks = &mut self.chunks;
         if chunks.len() < count {
             chunks.resize_with(count, Chunk::default);
@@ -129,12 +147,14 @@ impl<const D: usize> NarrowPhase<D> {
         let failed = AtomicBool::new(false);
         let run = |(c, chunk): (usize, &mut Chunk<D>)| {
             chunk.contacts.clear();
+            chunk.keys.clear();
+            chunk.reused = 0;
             let (start, end) = (c * CHUNK, n.min((c + 1) * CHUNK));
             for from in (start..end).step_by(STOP_CHECK) {
                 if failed.load(Ordering::Relaxed) {
                     return false;
                 }
-                if !contacts_in(broad, ctx, how, from..end.min(from + STOP_CHECK), chunk) {
+                if !contacts_in(broad, ctx, how, resting, from..end.min(from + STOP_CHECK), chunk) {
                     failed.store(true, Ordering::Relaxed);
                     return false;
                 }
@@ -152,12 +172,22 @@ impl<const D: usize> NarrowPhase<D> {
         let fits = fits && self.key_scratch.try_reserve(total.saturating_sub(self.key_scratch.len())).is_ok();
         if !fits {
             for c in chunks.iter_mut() {
-                c.contacts = Vec::new();
+                (c.contacts, c.keys) = (Vec::new(), Vec::new());
             }
+            self.resting.detail = None;
             return Err(WorldError::OutOfMemory { bytes });
         }
         self.found = count;
+        // Found with the pairs' memory: the frames at rest next step can
+        // take them (not so the conservative answers of turning bodies).
+        self.resting.detail = how.coherent.then_some(how.detail);
         Ok(())
+    }
+
+    /// How many of the last step's contacts were taken from the step
+    /// before (`resting.rs`).
+    pub fn resting_contacts_used(&self) -> usize {
+        self.chunks[..self.found].iter().map(|c| c.reused).sum()
     }
 
     /// Step 6a: the contacts [`NarrowPhase::find_contacts`] found become
@@ -241,10 +271,11 @@ fn contacts_in<const D: usize>(
     broad: &BroadPhase<D>,
     ctx: &StepContext<'_, D>,
     how: Narrowing,
+    resting: Option<&RestingContacts<D>>,
     entries: std::ops::Range<usize>,
     chunk: &mut Chunk<D>,
 ) -> bool {
-    let out = &mut chunk.contacts;
+    let (out, keys) = (&mut chunk.contacts, &mut chunk.keys);
     let mut fits = true;
     let (moving, fixed) = (&broad.moving, &broad.fixed);
     let shifts = ctx.shifts;
@@ -255,6 +286,7 @@ fn contacts_in<const D: usize>(
     // `other` (`None`: fixed). No odometer is read without a narrow phase.
     // The partner's frame (a moving one's is a copy) is made only for FMB.
     let (spins, tolerance) = (ctx.spins, how.spin_tolerance);
+    let reused = std::cell::Cell::new(0);
     let partner_frame = |p: Partner| match p {
         Partner::Moving(j) => Partnered::Moving(moved(j, &moving.meta[j as usize])),
         Partner::Fixed(k) => Partnered::Fixed(&fixed.frames[k as usize]),
@@ -270,6 +302,11 @@ fn contacts_in<const D: usize>(
         }
         if !coherent {
             return contact_of(detail, f, &partner_frame(partner));
+        }
+        // Two frames at rest: the last step's answer, if it was a contact.
+        if let Some(c) = resting.filter(|_| apart.at_rest(rank, other)).and_then(|r| r.find(i, key)) {
+            reused.set(reused.get() + 1);
+            return Some((c.aabb, c.time));
         }
         let odo = apart.travelled(rank, other);
         if apart.is_apart(i, key, odo[1]) {
@@ -296,27 +333,26 @@ fn contacts_in<const D: usize>(
             }
         };
         // The filter first: a refused pair costs no frame copy.
-        let hit = match partner {
+        let (other, key, rank) = match partner {
             Partner::Moving(j) => {
                 let other = &moving.meta[j as usize];
-                me.pairs_with(other)
-                    .then(|| (other, narrow(item, me.rank, moving_key(j), Some(other.rank), frame, partner)))
+                (other, moving_key(j), Some(other.rank))
             }
-            Partner::Fixed(k) => {
-                let other = &fixed.meta[k as usize];
-                me.pairs_with(other).then(|| (other, narrow(item, me.rank, fixed_key(k), None, frame, partner)))
-            }
+            Partner::Fixed(k) => (&fixed.meta[k as usize], fixed_key(k), None),
         };
-        if let Some((other, Some((aabb, time)))) = hit {
+        let hit = me.pairs_with(other).then(|| narrow(item, me.rank, key, rank, frame, partner));
+        if let Some(Some((aabb, time))) = hit {
             let (a, b) = (me.id(), other.id());
             let (a, b) = if a < b { (a, b) } else { (b, a) };
-            if out.len() < out.capacity() || grow(out) {
+            if (out.len() < out.capacity() || grow(out)) && (keys.len() < keys.capacity() || grow(keys)) {
                 out.push(Contact { a, b, aabb, time });
+                keys.push(u64::from(item) << 32 | u64::from(key));
             } else {
                 fits = false;
             }
         }
     });
+    chunk.reused += reused.get();
     fits
 }
 

@@ -20,7 +20,7 @@ use world_support::{SceneParams, TestRng, build_world, random_scene, random_unit
 /// Steps `world` once, and a copy restored from its snapshot beside it;
 /// panics unless they agree bit for bit. Returns whether `world` used its
 /// kept pairs.
-fn step_against_the_pass<const D: usize>(world: &mut World<D>, dt: f64, what: &str) -> bool {
+pub(crate) fn step_against_the_pass<const D: usize>(world: &mut World<D>, dt: f64, what: &str) -> bool {
     let mut pass = World::restore(world.snapshot()).expect("a world's own snapshot restores");
     let ours = world.step(dt).map(<[Contact<D>]>::to_vec);
     let theirs = pass.step(dt).map(<[Contact<D>]>::to_vec);
@@ -31,12 +31,12 @@ fn step_against_the_pass<const D: usize>(world: &mut World<D>, dt: f64, what: &s
 }
 
 /// The moving bodies' handles.
-fn moving<const D: usize>(world: &World<D>) -> Vec<BodyHandle> {
+pub(crate) fn moving<const D: usize>(world: &World<D>) -> Vec<BodyHandle> {
     world.bodies().filter(|(_, b)| b.motion() == Motion::Moving).map(|(h, _)| h).collect()
 }
 
 /// A velocity of about `speed` in a random direction.
-fn velocity<const D: usize>(r: &mut TestRng, speed: f64) -> [f64; D] {
+pub(crate) fn velocity<const D: usize>(r: &mut TestRng, speed: f64) -> [f64; D] {
     random_unit::<D>(r).map(|x| x * speed * r.random_range(0.2..1.0))
 }
 

@@ -15,6 +15,7 @@ mod distributed;
 mod hostile;
 mod kept_pairs;
 mod model;
+mod resting;
 mod runaway;
 mod snapshot;
 mod spinning;

@@ -1,0 +1,72 @@
+//! Resting contacts: the last step's contacts of frames that did not move,
+//! taken again instead of running FMB on the same two frames.
+//!
+//! FMB's answer depends on the two frames and their displacements only.
+//! A pair of bodies at rest (`apart.rs`: displacement exactly zero at the
+//! last step and this one, no re-pose between, store indices unchanged)
+//! meets this step exactly as it met at the last one, bit for bit; a pair
+//! of such a body and a fixed frame likewise. So the narrow phase keeps
+//! the last step's chunks of contacts, each with the store index of the
+//! frame whose slot gave it and its partner's key, and a candidate pair at
+//! rest found there takes that contact (its box and interval). A pair at
+//! rest not found there goes through FMB as any other (it is most often
+//! remembered apart, `apart.rs`): an answer is never guessed, only reused.
+//! Bullet's persistent manifolds and Box2D's contact list keep touching
+//! pairs from step to step in the same spirit; here only exact repeats are
+//! kept, so the contacts are those a fresh world computes.
+
+use super::narrow_phase::Chunk;
+use crate::contact::{Contact, ContactDetail};
+
+/// The last step's contacts, and where each moving frame's are.
+#[derive(Clone, Debug, Default)]
+pub(super) struct RestingContacts<const D: usize> {
+    /// The last step's chunks (its contacts and their keys), swapped with
+    /// the step's by the narrow phase; the first `count` hold contacts.
+    pub chunks: Vec<Chunk<D>>,
+    pub count: usize,
+    /// The detail the chunks' contacts were found in, when they were found
+    /// with the pairs' memory (`Narrowing::coherent`): else none is reused.
+    pub detail: Option<ContactDetail>,
+    /// Per moving frame (store index): its contacts as `[chunk, start,
+    /// end]`, read by [`RestingContacts::find`] once indexed.
+    runs: Vec<[u32; 3]>,
+}
+
+impl<const D: usize> RestingContacts<D> {
+    /// Indexes the chunks' contacts by the frame that gave them, for `n`
+    /// moving frames: true when the chunks hold contacts in `detail`.
+    /// The frames' store indices are the last step's (the caller checks).
+    pub fn index(&mut self, n: usize, detail: ContactDetail) -> bool {
+        if self.detail != Some(detail) {
+            return false;
+        }
+        self.runs.clear();
+        self.runs.resize(n, [0; 3]);
+        for (c, chunk) in self.chunks[..self.count].iter().enumerate() {
+            // A frame's contacts are contiguous: its slot gives them all.
+            let mut start = 0;
+            for (k, key) in chunk.keys.iter().enumerate() {
+                let giver = key >> 32;
+                if chunk.keys.get(k + 1).is_none_or(|next| next >> 32 != giver) {
+                    if let Some(run) = self.runs.get_mut(giver as usize) {
+                        *run = [c as u32, start as u32, k as u32 + 1];
+                    }
+                    start = k + 1;
+                }
+            }
+        }
+        true
+    }
+
+    /// The last step's contact between moving frame `i` (store index) and
+    /// the partner of key `key`, when `i`'s slot gave one.
+    #[inline]
+    pub fn find(&self, i: u32, key: u32) -> Option<&Contact<D>> {
+        let &[c, start, end] = self.runs.get(i as usize)?;
+        let chunk = &self.chunks[c as usize];
+        let keys = &chunk.keys[start as usize..end as usize];
+        let k = keys.iter().position(|&x| x as u32 == key)?;
+        Some(&chunk.contacts[start as usize + k])
+    }
+}

@@ -1,0 +1,147 @@
+//! Resting contacts (`src/world/resting.rs`): a contact of two frames at
+//! rest (or of one and a fixed frame) is taken from the step before instead
+//! of running FMB again, and must be exactly the contact FMB gives. Each
+//! step is checked against a copy restored from a snapshot taken just
+//! before it (a restored world remembers no contact, so its step runs FMB
+//! on every pair): the same contacts in the same order and the same
+//! events, bit for bit, while bodies stop after moving, start again, take
+//! displacements of `-0.0` or of a few ulps, jump or are posed where they
+//! are, turn and stop turning, and bodies (moving and fixed) come and go.
+//!
+//! Run: `cargo test --release --features serde --test world resting::`.
+
+#![cfg(feature = "serde")]
+
+use crate::kept_pairs::{moving, step_against_the_pass, velocity};
+use crate::support::world as world_support;
+
+use fmbgrid::{Body, ContactDetail, Frame, Pose, World, WorldConfig};
+use rand::Rng;
+use world_support::{SceneParams, TestRng, build_world, random_scene, rng};
+
+/// One step's edits: most bodies rest; a few move, and those that moved
+/// stop; one takes a displacement of `-0.0`, one of a few ulps; a few jump
+/// or are posed where they are; one turns at `turn` and stops the step
+/// after; at `churn` a moving body and a fixed one come and one goes.
+fn edit<const D: usize>(world: &mut World<D>, r: &mut TestRng, region: f64, step: usize, turn: usize, churn: usize) {
+    let handles = moving(world);
+    for &h in &handles {
+        let v = if r.random_bool(0.03) { velocity::<D>(r, 1.0) } else { [0.0; D] };
+        world.set_velocity(h, v).expect("a live body, a finite velocity");
+    }
+    let pick = |r: &mut TestRng| handles[r.random_range(0..handles.len())];
+    world.set_velocity(pick(r), [-0.0; D]).expect("live");
+    world.set_velocity(pick(r), std::array::from_fn(|i| if i == 0 { 1e-300 } else { 0.0 })).expect("live");
+    for _ in 0..2 {
+        let h = pick(r);
+        let pose = world.body(h).expect("live").pose();
+        let jump = Pose::new(pose.linear(), std::array::from_fn(|_| r.random_range(0.0..region)));
+        world.set_pose(h, jump.expect("a rotation")).expect("a valid pose");
+        let h = pick(r);
+        let same = world.body(h).expect("live").pose();
+        world.set_pose(h, same).expect("its own pose");
+    }
+    if step == turn || step == turn + 1 {
+        let omega = if step == turn { 0.3 } else { 0.0 };
+        turn_body(world, handles[0], omega);
+    }
+    if step == churn {
+        world.remove(pick(r)).expect("live");
+        let spec = random_scene::<D>(r, &SceneParams::uniform(1, D)).remove(0);
+        world.insert(spec.body()).expect("a valid body");
+        let at: [f64; D] = std::array::from_fn(|_| r.random_range(0.0..region));
+        let ground = Frame::from_aabb(at, at.map(|x| x + 2.0)).expect("a box");
+        world.insert(Body::fixed(vec![ground])).expect("a valid body");
+    }
+}
+
+/// Sets body `h` turning at `omega` (about the last axis in 3D).
+fn turn_body<const D: usize>(world: &mut World<D>, h: fmbgrid::BodyHandle, omega: f64) {
+    if let Some(w) = (world as &mut dyn std::any::Any).downcast_mut::<World<2>>() {
+        w.set_angular_velocity(h, omega).expect("a moving body");
+    } else if let Some(w) = (world as &mut dyn std::any::Any).downcast_mut::<World<3>>() {
+        w.set_angular_velocity(h, [0.0, 0.0, omega]).expect("a moving body");
+    }
+}
+
+/// A world of touching bodies at rest (several frames each, filters, fixed
+/// ones among them) run for `steps` steps against FMB; most contacts must
+/// come from the step before (about 70%: the steps after a turn or a
+/// churn start afresh).
+fn resting_world<const D: usize>(seed: u64, detail: ContactDetail, steps: usize) {
+    let mut r = rng(seed);
+    let p = SceneParams { max_frames_per_body: 3, filters: true, ..SceneParams::uniform(2_000, D) };
+    let mut world = World::<D>::new(WorldConfig::default().with_contact_detail(detail));
+    build_world(&mut world, &random_scene::<D>(&mut r, &p));
+    for h in moving(&world) {
+        world.set_velocity(h, [0.0; D]).expect("live");
+    }
+    let (mut reused, mut contacts) = (0, 0);
+    for step in 0..steps {
+        if step > 0 {
+            edit(&mut world, &mut r, p.region, step, 12, 25);
+        }
+        let what = format!("{D}D seed {seed} {detail:?} step {step}");
+        step_against_the_pass(&mut world, 0.1, &what);
+        // A list kept from a step of bodies at rest holds their boxes.
+        world.validate();
+        reused += world.resting_contacts_used();
+        contacts += world.contacts().len();
+    }
+    assert!(contacts > 20 * steps, "{D}D seed {seed}: {contacts} contacts");
+    assert!(2 * reused > contacts, "{D}D seed {seed}: {reused} of {contacts} contacts taken from the step before");
+}
+
+#[test]
+fn resting_contacts_are_fmbs_in_3d() {
+    resting_world::<3>(11, ContactDetail::ExactBox, 40);
+    resting_world::<3>(12, ContactDetail::Interval, 40);
+}
+
+#[test]
+fn resting_contacts_are_fmbs_in_2d() {
+    resting_world::<2>(13, ContactDetail::ExactBox, 40);
+    resting_world::<2>(14, ContactDetail::Interval, 40);
+}
+
+/// Every body moving: no contact is taken from the step before.
+#[test]
+fn moving_worlds_take_no_contact() {
+    let mut r = rng(15);
+    let mut world = World::<3>::new(WorldConfig::default());
+    build_world(&mut world, &random_scene::<3>(&mut r, &SceneParams { fixed: 0.0, ..SceneParams::uniform(1_500, 3) }));
+    for step in 0..10 {
+        step_against_the_pass(&mut world, 0.1, &format!("moving step {step}"));
+        assert_eq!(world.resting_contacts_used(), 0, "step {step}");
+    }
+}
+
+/// Bodies moving, then all at rest: the first step at rest rebuilds the
+/// moving list, the later ones keep it (nothing moves, nothing changed);
+/// a jump or a turn brings the builds back. Every step as FMB's, and the
+/// list kept holds the frames' boxes.
+#[test]
+fn a_world_coming_to_rest_keeps_its_list_exact() {
+    let mut r = rng(16);
+    let p = SceneParams { max_frames_per_body: 2, ..SceneParams::uniform(1_500, 3) };
+    let mut world = World::<3>::new(WorldConfig::default());
+    build_world(&mut world, &random_scene::<3>(&mut r, &p));
+    let handles = moving(&world);
+    let mut reused = 0;
+    for step in 0..16 {
+        let moves = step < 3 || step == 9;
+        for &h in &handles {
+            let v = if moves { velocity::<3>(&mut r, 1.0) } else { [0.0; 3] };
+            world.set_velocity(h, v).expect("live");
+        }
+        if step == 12 {
+            let pose = world.body(handles[0]).expect("live").pose();
+            let jump = Pose::new(pose.linear(), [p.region / 2.0; 3]).expect("a rotation");
+            world.set_pose(handles[0], jump).expect("a valid pose");
+        }
+        step_against_the_pass(&mut world, 0.1, &format!("step {step}"));
+        world.validate();
+        reused += world.resting_contacts_used();
+    }
+    assert!(reused > 5 * world.contacts().len(), "{reused} contacts taken from the step before");
+}
