@@ -45,10 +45,16 @@ pub(crate) struct Inner<const D: usize> {
     world: RWorld<D>,
     /// Per slot index: the live body's handle and motion.
     slots: Vec<Option<Known>>,
-    /// Buffers of the handles and of `World::set_poses`' input, kept
-    /// between calls (a loop setting every pose each step allocates
-    /// nothing; `poses` keeps the previous call's rows: see [`poses_of`]).
+    /// Insertions and removals of bodies so far: the table's version.
+    edits: u64,
+    /// The handles of the last ids `set_poses` or `set_velocities` took
+    /// (`hs_ids`), when the table was at version `hs_at`; and the buffer of
+    /// `World::set_poses`' input without rotations (see [`poses_of`]).
+    /// Kept between calls: a loop setting every body's pose each step
+    /// allocates nothing and reads the table once.
     hs: Vec<BodyHandle>,
+    hs_ids: Vec<u64>,
+    hs_at: Option<u64>,
     poses: Vec<(BodyHandle, Pose<D>)>,
 }
 
@@ -66,12 +72,14 @@ fn oom(what: &str) -> PyErr {
 
 impl<const D: usize> Inner<D> {
     fn new(world: RWorld<D>) -> Self {
-        let mut inner = Inner { world, slots: Vec::new(), hs: Vec::new(), poses: Vec::new() };
+        let (hs, hs_ids, poses) = (Vec::new(), Vec::new(), Vec::new());
+        let mut inner = Inner { world, slots: Vec::new(), edits: 0, hs, hs_ids, hs_at: None, poses };
         inner.rebuild_table();
         inner
     }
 
     fn rebuild_table(&mut self) {
+        self.edits += 1;
         self.slots.clear();
         let live: Vec<BodyHandle> = self.world.bodies().map(|(h, _)| h).collect();
         for h in live {
@@ -80,6 +88,7 @@ impl<const D: usize> Inner<D> {
     }
 
     fn remember(&mut self, h: BodyHandle) {
+        self.edits += 1;
         let i = h.index() as usize;
         if self.slots.len() <= i {
             self.slots.resize(i + 1, None);
@@ -270,7 +279,7 @@ impl<const D: usize> Inner<D> {
                     // if it were, the bodies of this call come out again.
                     for h in inserted {
                         let _ = self.world.remove(h);
-                        self.slots[h.index() as usize] = None;
+                        self.forget(h);
                     }
                     return Err(value_error(format!("body {k}: {e}")));
                 }
@@ -288,17 +297,43 @@ impl<const D: usize> Inner<D> {
         }
         for h in hs {
             self.world.remove(h).map_err(world_error)?;
-            self.slots[h.index() as usize] = None;
+            self.forget(h);
         }
         Ok(())
+    }
+
+    /// Body `h` was removed.
+    fn forget(&mut self, h: BodyHandle) {
+        self.edits += 1;
+        self.slots[h.index() as usize] = None;
+    }
+
+    /// The handles of `ids` (see [`Inner::handles`]), as the last call
+    /// found them when they are the same ids, bit for bit, and no body was
+    /// inserted or removed since: a loop passing the same array each step
+    /// compares it and reads no table.
+    fn kept_handles(&mut self, ids: &ArrayViewD<u64>) -> PyResult<Vec<BodyHandle>> {
+        let mut hs = std::mem::take(&mut self.hs);
+        let same = |s: &[u64]| s == self.hs_ids.as_slice();
+        if self.hs_at == Some(self.edits) && ids.as_slice().is_some_and(same) {
+            return Ok(hs);
+        }
+        self.hs_at = None;
+        self.handles_into(ids, &mut hs)?;
+        self.hs_ids.clear();
+        if self.hs_ids.try_reserve(hs.len()).is_ok() {
+            self.hs_ids.extend(ids.iter());
+            self.hs_at = Some(self.edits);
+        }
+        Ok(hs)
     }
 
     /// Sets velocities, all or none: every handle, number and motion is
     /// checked first (the motion in the handle table: the world's bodies are
     /// not read twice), then `World::set_velocity` sets them.
     fn set_velocities(&mut self, ids: &ArrayViewD<u64>, v: &ArrayViewD<f64>) -> PyResult<()> {
-        let mut hs = std::mem::take(&mut self.hs);
-        let result = self.handles_into(ids, &mut hs).and_then(|()| {
+        let hs = self.kept_handles(ids)?;
+        let result = (|| {
             check_shape("velocities", v, &[Some(hs.len()), Some(D)])?;
             let v = Vectors::<D>::new(v)?;
             for (k, &h) in hs.iter().enumerate() {
@@ -312,41 +347,61 @@ impl<const D: usize> Inner<D> {
                 self.world.set_velocity(h, v.get(k)).map_err(world_error)?;
             }
             Ok(())
-        });
+        })();
         self.hs = hs;
         result
     }
 
-    /// Moves bodies to new poses, all or none, through `World::set_poses`
-    /// (which checks every handle and places every frame before anything
-    /// changes, and leaves alone a moving body whose pose and frames come
-    /// out unchanged, bit for bit). A pose equal to the body's own, or to
-    /// the one the previous call took in the same row, bit for bit, is
-    /// taken as it is, without `Pose::new`'s checks (see [`poses_of`]).
+    /// Moves bodies to new poses, all or none, through
+    /// `World::set_poses_with` (rows read straight from the arrays; with no
+    /// rotations, `World::set_poses` of poses keeping each body's own
+    /// rotation, see [`poses_of`]), which checks every handle and places
+    /// every frame before anything changes, takes a row equal to the body's
+    /// pose, bit for bit, as it is, and leaves alone a moving body whose
+    /// pose and frames come out unchanged.
     fn set_poses(&mut self, ids: &ArrayViewD<u64>, t: &ArrayViewD<f64>, l: Option<&ArrayViewD<f64>>) -> PyResult<()> {
-        let mut hs = std::mem::take(&mut self.hs);
-        let mut poses = std::mem::take(&mut self.poses);
-        let result = self.handles_into(ids, &mut hs).and_then(|()| {
+        let hs = self.kept_handles(ids)?;
+        let result = (|| {
             check_shape("translations", t, &[Some(hs.len()), Some(D)])?;
-            if let Some(l) = l {
-                check_shape("rotations", l, &[Some(hs.len()), Some(D), Some(D)])?;
-            }
             let t = Vectors::<D>::new(t)?;
-            let l = l.map(Matrices::<D>::new).transpose()?;
-            poses_of(&self.world, &hs, &t, l.as_ref(), &mut poses)?;
-            self.world.set_poses(&poses).map_err(|e| self.pose_error(&poses, e))
-        });
+            match l {
+                Some(l) => {
+                    check_shape("rotations", l, &[Some(hs.len()), Some(D), Some(D)])?;
+                    let l = Matrices::<D>::new(l)?;
+                    // Rows straight from the arrays: the world compares
+                    // each with its body's pose and checks only the others.
+                    let row = |k: usize| (l.get(k), t.get(k));
+                    self.world.set_poses_with(&hs, row).map_err(|e| self.pose_error(&hs, row, e))
+                }
+                None => {
+                    let mut poses = std::mem::take(&mut self.poses);
+                    let result = poses_of(&self.world, &hs, &t, &mut poses).and_then(|()| {
+                        let row = |k: usize| (poses[k].1.linear(), poses[k].1.translation());
+                        self.world.set_poses(&poses).map_err(|e| self.pose_error(&hs, row, e))
+                    });
+                    self.poses = poses;
+                    result
+                }
+            }
+        })();
         self.hs = hs;
-        self.poses = poses;
         result
     }
 
-    /// The error of a refused `World::set_poses`, naming the row: the first
-    /// body a frame of which its pose makes invalid (the world's error
-    /// names the frame, not the body; found again on this cold path only).
-    fn pose_error(&self, poses: &[(BodyHandle, Pose<D>)], e: WorldError) -> PyErr {
-        for (k, (h, pose)) in poses.iter().enumerate() {
-            let Ok(body) = self.world.body(*h) else { return handle_error(k, self.id(*h)) };
+    /// The error of a refused `World::set_poses`, naming the row (body
+    /// `hs[k]`, `row(k)`: linear map, translation): the first whose pose
+    /// is refused,
+    /// or the first body a frame of which its pose makes invalid (the
+    /// world's error names the frame, not the row; found again on this
+    /// cold path only).
+    fn pose_error(&self, hs: &[BodyHandle], row: impl Fn(usize) -> ([[f64; D]; D], [f64; D]), e: WorldError) -> PyErr {
+        for (k, &h) in hs.iter().enumerate() {
+            let (linear, translation) = row(k);
+            let Ok(body) = self.world.body(h) else { return handle_error(k, self.id(h)) };
+            let pose = match Pose::new(linear, translation) {
+                Ok(pose) => pose,
+                Err(e) => return value_error(format!("body {k}: {e}")),
+            };
             for (j, f) in body.frames().iter().enumerate() {
                 if let Err(WorldError::Frame { source, .. }) = pose.transform_frame(f) {
                     return value_error(format!("body {k}: frame {j} of the body: {source}"));
@@ -451,79 +506,23 @@ impl<const D: usize> Inner<D> {
     }
 }
 
-/// The poses of `set_poses`, row by row, checked, into `poses`, which
-/// holds the rows of the previous call (each a pose `Pose::new` took or the
-/// world gave). With rotations, a row equal bit for bit to the pose of the
-/// same row of the previous call is that pose, found without reading the
-/// world nor writing the row again (a pose is valid or not by its numbers
-/// alone, whatever body it was for); any other row is checked by
-/// [`checked_pose`]. A loop setting every pose each step, most unchanged,
-/// reads its input and the previous rows, and writes next to nothing.
+/// The poses of `set_poses` without rotations, row by row, into `poses`:
+/// each body keeps its own rotation (read from the world), and takes the
+/// row's translation.
 fn poses_of<const D: usize>(
     world: &RWorld<D>,
     hs: &[BodyHandle],
     t: &Vectors<D>,
-    l: Option<&Matrices<D>>,
     poses: &mut Vec<(BodyHandle, Pose<D>)>,
 ) -> PyResult<()> {
-    if l.is_none() {
-        poses.clear(); // each body keeps its own rotation: read from the world
-    }
-    poses.truncate(hs.len());
-    poses.try_reserve(hs.len() - poses.len()).map_err(|_| oom("the poses"))?;
+    poses.clear();
+    poses.try_reserve(hs.len()).map_err(|_| oom("the poses"))?;
     for (k, &h) in hs.iter().enumerate() {
-        let translation = t.get(k);
-        match l {
-            Some(l) => {
-                let linear = l.get(k);
-                match poses.get_mut(k) {
-                    Some(row) => {
-                        if row.0 != h {
-                            row.0 = h;
-                        }
-                        if !same_pose_bits(&row.1, &linear, &translation) {
-                            row.1 = checked_pose(world, k, h, linear, translation)?;
-                        }
-                    }
-                    None => poses.push((h, checked_pose(world, k, h, linear, translation)?)),
-                }
-            }
-            None => {
-                let linear = world.body(h).map_err(world_error)?.pose().linear();
-                poses.push((h, checked_pose(world, k, h, linear, translation)?));
-            }
-        }
+        let linear = world.body(h).map_err(world_error)?.pose().linear();
+        let pose = Pose::new(linear, t.get(k)).map_err(|e| value_error(format!("body {k}: {e}")))?;
+        poses.push((h, pose));
     }
     Ok(())
-}
-
-/// Row `k` of `set_poses`, `(linear, translation)`, as a pose for body `h`:
-/// the body's own pose when it is that one, bit for bit (no check needed),
-/// else `Pose::new`'s, checked.
-fn checked_pose<const D: usize>(
-    world: &RWorld<D>,
-    k: usize,
-    h: BodyHandle,
-    linear: [[f64; D]; D],
-    translation: [f64; D],
-) -> PyResult<Pose<D>> {
-    let now = world.body(h).map_err(world_error)?.pose();
-    if same_pose_bits(&now, &linear, &translation) {
-        Ok(now)
-    } else {
-        Pose::new(linear, translation).map_err(|e| value_error(format!("body {k}: {e}")))
-    }
-}
-
-/// True when `pose` is `(linear, translation)`, bit for bit (one pass, no
-/// early exit: most poses a loop sets are unchanged).
-fn same_pose_bits<const D: usize>(pose: &Pose<D>, linear: &[[f64; D]; D], translation: &[f64; D]) -> bool {
-    let differ = |a: &[f64; D], b: &[f64; D]| a.iter().zip(b).fold(0, |d, (x, y)| d | (x.to_bits() ^ y.to_bits()));
-    let mut d = differ(&pose.translation(), translation);
-    for (a, b) in pose.linear().iter().zip(linear) {
-        d |= differ(a, b);
-    }
-    d == 0
 }
 
 /// A vector a world accepts: finite, within ±1e15 (`World`'s own check).
@@ -1213,7 +1212,7 @@ impl World {
     fn clear(&mut self) {
         dispatch!(self, w, D => {
             w.world.clear();
-            w.slots.clear();
+            w.rebuild_table();
         })
     }
 }

@@ -284,28 +284,81 @@ impl<const D: usize> World<D> {
         result
     }
 
+    /// [`World::set_poses`] with the poses as rows read from the caller's
+    /// own arrays: body `handles[k]` takes the pose `row(k) = (linear,
+    /// translation)`, the linear map's columns and the translation of
+    /// [`Pose::new`]. A row equal bit for bit to its body's pose is that
+    /// pose, and only the other rows are checked as `Pose::new` checks
+    /// them: a loop setting every body's pose from its own state each step
+    /// (a physics engine's, a Python array's) builds no `Pose`, and pays
+    /// a comparison for each body that did not move.
+    ///
+    /// # Errors
+    /// The first in the entries' order of: [`WorldError::StaleHandle`],
+    /// `Pose::new`'s ([`WorldError::BadNumber`],
+    /// [`WorldError::DegeneratePose`]), [`WorldError::Frame`]. Nothing
+    /// changes then.
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame2, FrameId, World2, WorldConfig, WorldError};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let square = || Body::moving(vec![Frame2::from_aabb([1.0; 2], [2.0; 2]).unwrap()]);
+    /// let handles = [world.insert(square())?, world.insert(square())?];
+    /// // The caller's state: one translation per body, no rotation.
+    /// let at = [[5.0, 0.0], [0.0, 5.0]];
+    /// let identity = [[1.0, 0.0], [0.0, 1.0]];
+    /// world.set_poses_with(&handles, |k| (identity, at[k]))?;
+    /// assert_eq!(world.frame(FrameId { body: handles[1], index: 0 })?.origin(), [1.0, 6.0]);
+    ///
+    /// // A row that is no pose, and nothing moves.
+    /// let flat = [[1.0, 0.0], [2.0, 0.0]];
+    /// let err = world.set_poses_with(&handles, |k| (if k == 1 { flat } else { identity }, [0.0; 2]));
+    /// assert!(matches!(err, Err(WorldError::DegeneratePose { .. })));
+    /// assert_eq!(world.body(handles[0])?.pose().translation(), [5.0, 0.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_poses_with<F>(&mut self, handles: &[BodyHandle], row: F) -> Result<(), WorldError>
+    where
+        F: Fn(usize) -> ([[f64; D]; D], [f64; D]),
+    {
+        let mut placed = std::mem::take(&mut self.placed);
+        let result = self.repose_all(&Rows { handles, row }, &mut placed);
+        self.placed = placed;
+        result
+    }
+
     /// [`World::set_poses`] with the buffers of the placed frames.
-    fn repose_all(&mut self, poses: &[(BodyHandle, Pose<D>)], placed: &mut Placing<D>) -> Result<(), WorldError> {
+    fn repose_all(
+        &mut self,
+        entries: &(impl PoseEntries<D> + ?Sized),
+        placed: &mut Placing<D>,
+    ) -> Result<(), WorldError> {
         // 1. Check: every handle live, every frame valid at its pose. An
         // entry that leaves its body as it is (see `unchanged_placement`)
         // places nothing.
         placed.frames.clear();
         placed.first.clear();
+        placed.poses.clear();
         placed.confirmed.clear();
         let (mut changed, mut unchanged) = (0, 0);
-        for chunk in poses.chunks(WARM) {
-            self.warm(chunk);
-            for (handle, pose) in chunk {
-                let stored = self.stored(*handle)?;
+        let n = entries.count();
+        for start in (0..n).step_by(WARM) {
+            let chunk = start..n.min(start + WARM);
+            self.warm(entries, chunk.clone());
+            for k in chunk {
+                let handle = entries.handle(k);
+                let stored = self.stored(handle)?;
                 let store = self.broad.store(stored.body.motion);
+                let new = entries.pose(k, &stored.body.pose)?;
+                let pose = new.unwrap_or(stored.body.pose);
                 // Frames marked placed at this very pose are what placing
                 // them gives: nothing to compare.
                 let same = stored.body.motion == Motion::Moving
                     && stored.body.angular_velocity == [0.0; 3]
-                    && same_pose(&stored.body.pose, pose)
+                    && new.is_none()
                     && (stored.placed
                         || stored.body.frames.iter().zip(&stored.at).all(|(f, &i)| {
-                            store.frames.get(i as usize).is_some_and(|now| unchanged_placement(pose, f, now))
+                            store.frames.get(i as usize).is_some_and(|now| unchanged_placement(&pose, f, now))
                         }));
                 if same {
                     if !stored.placed {
@@ -314,23 +367,25 @@ impl<const D: usize> World<D> {
                     placed.first.push(None);
                     unchanged += 1;
                 } else {
-                    placed.first.push(Some(placed.frames.len()));
+                    placed.first.push(Some((placed.frames.len(), placed.poses.len())));
+                    placed.poses.push(pose);
                     for (index, f) in stored.body.frames.iter().enumerate() {
-                        placed.frames.push(placed_frame(pose, f, index)?);
+                        placed.frames.push(placed_frame(&pose, f, index)?);
                     }
                     changed += 1;
                 }
             }
         }
         if changed > 0 && unchanged > 0 {
-            self.place_unchanged_of_changed(poses, placed);
+            self.place_unchanged_of_changed(entries, placed);
         }
         // 2. Apply: nothing can fail from here on (the slots do not change).
         // An entry that placed nothing is skipped: its body is as it was,
         // and no entry of the call changes it.
         let Self { slots, broad, .. } = self;
-        for (&(handle, pose), &first) in poses.iter().zip(&placed.first) {
-            let Some(first) = first else { continue };
+        for (k, &first) in placed.first.iter().enumerate() {
+            let Some((first, at)) = first else { continue };
+            let (handle, pose) = (entries.handle(k), placed.poses[at]);
             let Some(Slot { stored: Some(stored), .. }) = slots.get_mut(handle.index as usize) else {
                 unreachable!("body {handle} was found live above");
             };
@@ -372,23 +427,26 @@ impl<const D: usize> World<D> {
     /// that another entry changes, has its frames placed after all (copies
     /// of the body's frames as they are, which placing them gives), so that
     /// step 2 puts them back should an earlier entry move the body away.
-    fn place_unchanged_of_changed(&self, poses: &[(BodyHandle, Pose<D>)], placed: &mut Placing<D>) {
-        let Placing { frames, first, changed, .. } = placed;
+    fn place_unchanged_of_changed(&self, entries: &(impl PoseEntries<D> + ?Sized), placed: &mut Placing<D>) {
+        let Placing { frames, first, poses, changed, .. } = placed;
         changed.clear();
         changed.resize(self.slots.len().div_ceil(64), 0);
-        let bit = |h: &BodyHandle| (h.index as usize / 64, 1u64 << (h.index % 64));
-        for ((h, _), _) in poses.iter().zip(first.iter()).filter(|(_, f)| f.is_some()) {
-            let (word, mask) = bit(h);
+        let bit = |h: BodyHandle| (h.index as usize / 64, 1u64 << (h.index % 64));
+        for (k, _) in first.iter().enumerate().filter(|(_, f)| f.is_some()) {
+            let (word, mask) = bit(entries.handle(k));
             changed[word] |= mask;
         }
-        for ((h, _), first) in poses.iter().zip(first.iter_mut()) {
+        for (k, first) in first.iter_mut().enumerate() {
+            let h = entries.handle(k);
             let (word, mask) = bit(h);
             if first.is_some() || changed[word] & mask == 0 {
                 continue;
             }
-            if let Ok(stored) = self.stored(*h) {
+            if let Ok(stored) = self.stored(h) {
+                // Unchanged: the entry's pose is the body's, bit for bit.
                 let store = self.broad.store(stored.body.motion);
-                *first = Some(frames.len());
+                *first = Some((frames.len(), poses.len()));
+                poses.push(stored.body.pose);
                 frames.extend(stored.at.iter().filter_map(|&i| store.frames.get(i as usize)));
             }
         }
@@ -399,9 +457,9 @@ impl<const D: usize> World<D> {
     /// processor overlaps, where step 1's reads of a body wait on those of
     /// the one before (bodies far apart in memory, each missing the caches,
     /// in a world of many bodies).
-    fn warm(&self, chunk: &[(BodyHandle, Pose<D>)]) {
-        for (handle, _) in chunk {
-            let Ok(stored) = self.stored(*handle) else { return };
+    fn warm(&self, entries: &(impl PoseEntries<D> + ?Sized), chunk: std::ops::Range<usize>) {
+        for k in chunk {
+            let Ok(stored) = self.stored(entries.handle(k)) else { return };
             if stored.placed {
                 continue; // nothing of its frames is read
             }
@@ -416,6 +474,58 @@ impl<const D: usize> World<D> {
     }
 }
 
+/// The entries of a [`World::set_poses`] call: poses built by the caller,
+/// or rows of its arrays ([`World::set_poses_with`]).
+trait PoseEntries<const D: usize> {
+    fn count(&self) -> usize;
+    fn handle(&self, k: usize) -> BodyHandle;
+    /// Entry `k`'s pose, for a body whose pose is `now`: none when it is
+    /// `now`, bit for bit.
+    fn pose(&self, k: usize, now: &Pose<D>) -> Result<Option<Pose<D>>, WorldError>;
+}
+
+impl<const D: usize> PoseEntries<D> for [(BodyHandle, Pose<D>)] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    #[inline(always)]
+    fn handle(&self, k: usize) -> BodyHandle {
+        self[k].0
+    }
+
+    #[inline(always)]
+    fn pose(&self, k: usize, now: &Pose<D>) -> Result<Option<Pose<D>>, WorldError> {
+        let pose = &self[k].1;
+        Ok((!same_pose(now, pose)).then_some(*pose))
+    }
+}
+
+/// Entries as handles and rows `row(k) = (linear, translation)`.
+struct Rows<'a, F> {
+    handles: &'a [BodyHandle],
+    row: F,
+}
+
+impl<const D: usize, F: Fn(usize) -> ([[f64; D]; D], [f64; D])> PoseEntries<D> for Rows<'_, F> {
+    fn count(&self) -> usize {
+        self.handles.len()
+    }
+
+    #[inline(always)]
+    fn handle(&self, k: usize) -> BodyHandle {
+        self.handles[k]
+    }
+
+    /// None when the row is the body's pose, bit for bit (a pose is valid
+    /// by its numbers alone); else the row checked by `Pose::new`.
+    #[inline(always)]
+    fn pose(&self, k: usize, now: &Pose<D>) -> Result<Option<Pose<D>>, WorldError> {
+        let (linear, translation) = (self.row)(k);
+        if same_pose(now, &Pose { linear, translation }) { Ok(None) } else { Pose::new(linear, translation).map(Some) }
+    }
+}
+
 /// Entries of [`World::set_poses`] whose memory is warmed together.
 const WARM: usize = 32;
 
@@ -424,9 +534,12 @@ const WARM: usize = 32;
 pub(super) struct Placing<const D: usize> {
     /// The entries' frames placed at their poses.
     frames: Vec<Frame<D>>,
-    /// Per entry: where its frames start in `frames`; none for an entry
-    /// that leaves its body as it is (and places nothing).
-    first: Vec<Option<usize>>,
+    /// Per entry: where its frames start in `frames`, and its pose in
+    /// `poses`; none for an entry that leaves its body as it is (and places
+    /// nothing).
+    first: Vec<Option<(usize, usize)>>,
+    /// The poses of the entries that place frames.
+    poses: Vec<Pose<D>>,
     /// Slots of the bodies found as placed by comparing their frames.
     confirmed: Vec<u32>,
     /// Bit per slot: a body changed by an entry of the call.
@@ -466,9 +579,13 @@ fn bits<const D: usize>(v: &[f64; D]) -> [u64; D] {
     v.map(f64::to_bits)
 }
 
-/// The same pose, bit for bit.
+/// The same pose, bit for bit (one pass, no early exit: most poses a loop
+/// sets are unchanged).
+#[inline]
 fn same_pose<const D: usize>(a: &Pose<D>, b: &Pose<D>) -> bool {
-    bits(&a.translation) == bits(&b.translation) && a.linear.iter().zip(&b.linear).all(|(x, y)| bits(x) == bits(y))
+    let differ = |x: &[f64; D], y: &[f64; D]| x.iter().zip(y).fold(0, |d, (x, y)| d | (x.to_bits() ^ y.to_bits()));
+    let linear = a.linear.iter().zip(&b.linear).fold(0, |d, (x, y)| d | differ(x, y));
+    linear | differ(&a.translation, &b.translation) == 0
 }
 
 /// The same frame, bit for bit (its other fields derive from these).

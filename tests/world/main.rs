@@ -15,6 +15,7 @@ mod distributed;
 mod hostile;
 mod kept_pairs;
 mod model;
+mod pose_rows;
 mod resting;
 mod runaway;
 mod snapshot;
