@@ -2,7 +2,8 @@
 //!
 //! [`BroadPhase`] owns the two stores of placed frames (fixed and moving,
 //! in flat arrays), the cell size, the fixed frames' cell list and the
-//! moving frames' one (rebuilt every step), the near lists, the pairs
+//! moving frames' one (rebuilt every step unless nothing moves), the near
+//! lists, the pairs
 //! remembered apart, the moving bodies' ranks and the links of large
 //! bodies. The world tells it what changed (`changed`, `reposed`,
 //! `turns_changed`, `stopped`); a step brings it up to date

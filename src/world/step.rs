@@ -6,13 +6,15 @@
 //! 2. Sweep each moving frame's box by its body's displacement.
 //! 3. Cell lists (`grid/cell_list.rs`): the moving frames' list is rebuilt
 //!    every step (one slot per frame, counting sort by cell, buffers
-//!    reused); the fixed frames' list only when fixed bodies change.
+//!    reused) but while nothing moves nor changes (kept as it is); the
+//!    fixed frames' list only when fixed bodies change.
 //!    Frames of bodies with many frames (meshes) enter the moving list only
 //!    when their box reaches another body or a fixed frame.
 //!    Each moving frame's near list into the fixed list (`grid/near.rs`)
 //!    is looked up again only when its swept box leaves its fat box.
 //! 4. Candidate pairs (`pairs.rs`), in one spatially coherent pass over the
-//!    moving list's slots: moving partners from the neighbouring cells,
+//!    moving list's slots: moving partners from the neighbouring cells (or
+//!    from the pairs kept while few frames' boxes change, `kept_pairs.rs`),
 //!    fixed partners from the near lists, each pair once; frames of one body
 //!    (grouped in the list, so their boxes are not even compared) and
 //!    filtered bodies are skipped.
@@ -21,7 +23,8 @@
 //!    (`intersect`), FMB's interval alone (`overlap_interval`), or none;
 //!    pairs FMB found apart by more than the distance their bodies have
 //!    travelled since are skipped, and pairs it rejects remembered
-//!    (`apart.rs`).
+//!    (`apart.rs`); a pair of frames at rest takes the last step's contact
+//!    (`resting.rs`).
 //! 6. Contacts in a deterministic order (the list's slot order, whatever
 //!    the thread count), then body pairs and started/ended events.
 //! 7. Moving bodies advance by their displacement.
