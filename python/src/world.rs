@@ -411,32 +411,26 @@ impl<const D: usize> Inner<D> {
         world_error(e)
     }
 
-    /// The last step's contacts, as the four arrays' data.
+    /// The last step's contacts, as the four arrays' data: each collected
+    /// from the contacts as fixed-size rows (an exact allocation, no
+    /// capacity check per value), then flattened in place.
     fn contact_data(&self) -> (usize, Vec<u64>, Vec<u32>, Vec<f64>, Vec<f64>) {
         let c = self.world.contacts();
-        let mut bodies = Vec::with_capacity(2 * c.len());
-        let mut frames = Vec::with_capacity(2 * c.len());
-        let mut boxes = Vec::with_capacity(2 * D * c.len());
-        let mut times = Vec::with_capacity(2 * c.len());
-        for x in c {
-            bodies.push(self.id(x.a.body));
-            bodies.push(self.id(x.b.body));
-            frames.push(x.a.index);
-            frames.push(x.b.index);
-            boxes.extend(x.aabb.min);
-            boxes.extend(x.aabb.max);
-            times.extend(x.time);
-        }
-        (c.len(), bodies, frames, boxes, times)
+        let bodies: Vec<[u64; 2]> = c.iter().map(|x| [self.id(x.a.body), self.id(x.b.body)]).collect();
+        let frames: Vec<[u32; 2]> = c.iter().map(|x| [x.a.index, x.b.index]).collect();
+        let boxes: Vec<[[f64; D]; 2]> = c.iter().map(|x| [x.aabb.min, x.aabb.max]).collect();
+        let times: Vec<[f64; 2]> = c.iter().map(|x| x.time).collect();
+        (
+            c.len(),
+            bodies.into_flattened(),
+            frames.into_flattened(),
+            boxes.into_flattened().into_flattened(),
+            times.into_flattened(),
+        )
     }
 
     fn pairs_of(&self, pairs: impl Iterator<Item = (BodyHandle, BodyHandle)>) -> Vec<u64> {
-        let mut ids = Vec::with_capacity(2 * pairs.size_hint().0);
-        for (a, b) in pairs {
-            ids.push(self.id(a));
-            ids.push(self.id(b));
-        }
-        ids
+        pairs.map(|(a, b)| [self.id(a), self.id(b)]).collect::<Vec<_>>().into_flattened()
     }
 
     fn events(&self) -> (Vec<u64>, Vec<u64>) {
