@@ -153,13 +153,17 @@ impl<'a, const D: usize> Matrices<'a, D> {
     pub(crate) fn get(&self, k: usize) -> [[f64; D]; D] {
         match self {
             Matrices::Packed(s) => s[k],
-            Matrices::Transposed(s) => {
-                let m = &s[k];
-                std::array::from_fn(|j| std::array::from_fn(|i| m[i][j]))
-            }
+            Matrices::Transposed(s) => transposed(&s[k]),
             Matrices::Strided(a) => matrix(a, k),
         }
     }
+}
+
+/// The transpose of `m`: row `j` of the input's matrix read from an array
+/// stored transposed.
+#[inline(always)]
+pub(crate) fn transposed<const D: usize>(m: &[[f64; D]; D]) -> [[f64; D]; D] {
+    std::array::from_fn(|j| std::array::from_fn(|i| m[i][j]))
 }
 
 /// A view of fixed dimension (`Ix2`, `Ix3`) of an array whose shape was

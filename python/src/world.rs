@@ -25,7 +25,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::frames::{Frames, Set};
-use crate::{Matrices, Vectors, array, check_shape, fixed, matrix, row, value_error, world_error};
+use crate::{Matrices, Vectors, array, check_shape, fixed, matrix, row, transposed, value_error, world_error};
 use numpy::ndarray::{Ix2, Ix3};
 
 /// A Python handle.
@@ -370,8 +370,16 @@ impl<const D: usize> Inner<D> {
                     let l = Matrices::<D>::new(l)?;
                     // Rows straight from the arrays: the world compares
                     // each with its body's pose and checks only the others.
+                    // The layout the package passes (rotations transposed,
+                    // translations packed) is read without a match a row.
                     let row = |k: usize| (l.get(k), t.get(k));
-                    self.world.set_poses_with(&hs, row).map_err(|e| self.pose_error(&hs, row, e))
+                    let set = match (&l, &t) {
+                        (Matrices::Transposed(m), Vectors::Packed(v)) => {
+                            self.world.set_poses_with(&hs, |k| (transposed(&m[k]), v[k]))
+                        }
+                        _ => self.world.set_poses_with(&hs, row),
+                    };
+                    set.map_err(|e| self.pose_error(&hs, row, e))
                 }
                 None => {
                     let mut poses = std::mem::take(&mut self.poses);
