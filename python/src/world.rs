@@ -398,10 +398,9 @@ impl<const D: usize> Inner<D> {
 
     /// The error of a refused `World::set_poses`, naming the row (body
     /// `hs[k]`, `row(k)`: linear map, translation): the first whose pose
-    /// is refused,
-    /// or the first body a frame of which its pose makes invalid (the
-    /// world's error names the frame, not the row; found again on this
-    /// cold path only).
+    /// is refused, or the first body a frame of which its pose makes
+    /// invalid (the world's error names the frame, not the row; found
+    /// again on this cold path only).
     fn pose_error(&self, hs: &[BodyHandle], row: impl Fn(usize) -> ([[f64; D]; D], [f64; D]), e: WorldError) -> PyErr {
         for (k, &h) in hs.iter().enumerate() {
             let (linear, translation) = row(k);
@@ -509,8 +508,9 @@ impl<const D: usize> Inner<D> {
 }
 
 /// The poses of `set_poses` without rotations, row by row, into `poses`:
-/// each body keeps its own rotation (read from the world), and takes the
-/// row's translation.
+/// each body keeps its own rotation (read from the world) and takes the
+/// row's translation; a body left where it is keeps its own pose, bit for
+/// bit, without `Pose::new`'s checks.
 fn poses_of<const D: usize>(
     world: &RWorld<D>,
     hs: &[BodyHandle],
@@ -520,8 +520,13 @@ fn poses_of<const D: usize>(
     poses.clear();
     poses.try_reserve(hs.len()).map_err(|_| oom("the poses"))?;
     for (k, &h) in hs.iter().enumerate() {
-        let linear = world.body(h).map_err(world_error)?.pose().linear();
-        let pose = Pose::new(linear, t.get(k)).map_err(|e| value_error(format!("body {k}: {e}")))?;
+        let now = world.body(h).map_err(world_error)?.pose();
+        let translation = t.get(k);
+        let pose = if now.translation().map(f64::to_bits) == translation.map(f64::to_bits) {
+            now
+        } else {
+            Pose::new(now.linear(), translation).map_err(|e| value_error(format!("body {k}: {e}")))?
+        };
         poses.push((h, pose));
     }
     Ok(())

@@ -36,6 +36,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::context::zero_shift;
+
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
@@ -146,10 +148,7 @@ impl ApartPairs {
         let go = |((t, still), d): ((&mut [f64; 2], &mut u8), &[f64; D])| {
             let length = d.iter().map(|x| x * x).sum::<f64>().sqrt();
             *t = [t[1], t[1] + length * ROUND_UP];
-            // Exactly `+0.0`: the frames FMB sees are the last step's, bit
-            // for bit (a `-0.0` would carry its sign into the results).
-            let zero = d.iter().all(|x| x.to_bits() == 0);
-            *still = (*still << 1 | u8::from(zero)) & AT_REST;
+            *still = (*still << 1 | u8::from(zero_shift(d))) & AT_REST;
             *still == AT_REST
         };
         #[cfg(feature = "parallel")]

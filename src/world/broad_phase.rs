@@ -3,9 +3,8 @@
 //! [`BroadPhase`] owns the two stores of placed frames (fixed and moving,
 //! in flat arrays), the cell size, the fixed frames' cell list and the
 //! moving frames' one (rebuilt every step unless nothing moves), the near
-//! lists, the pairs
-//! remembered apart, the moving bodies' ranks and the links of large
-//! bodies. The world tells it what changed (`changed`, `reposed`,
+//! lists, the pairs remembered apart, the moving bodies' ranks and the
+//! links of large bodies. The world tells it what changed (`changed`, `reposed`,
 //! `turns_changed`, `stopped`); a step brings it up to date
 //! (`refresh`, then `update` with the step's motion), reads the candidate
 //! pairs off its lists (`narrow_phase.rs`), then has it follow the moving
@@ -385,8 +384,11 @@ impl<const D: usize> BroadPhase<D> {
     /// narrow phase whose rejections are remembered.
     pub fn update(&mut self, ctx: &StepContext<'_, D>, coherent: bool) {
         self.start_coherence(ctx, coherent);
-        self.list_moving(ctx);
-        self.keep_pairs();
+        let built = self.list_moving(ctx);
+        // A list kept as it is keeps its kept pairs' candidates too.
+        if built || !self.kept_pairs_used() {
+            self.keep_pairs();
+        }
         self.refresh_near_fixed(ctx);
     }
 
@@ -418,13 +420,13 @@ impl<const D: usize> BroadPhase<D> {
     /// to their own body's frames, which they never pair with: such a frame
     /// enters the grid only if its box reaches another body's box or a fixed
     /// frame. Otherwise it cannot pair with anything, so leaving it out
-    /// changes no answer.
-    fn list_moving(&mut self, ctx: &StepContext<'_, D>) {
-        let still = ctx.spins.is_empty() && ctx.shifts.iter().all(|d| d.iter().all(|x| x.to_bits() == 0));
+    /// changes no answer. False when the list is kept as it is instead.
+    fn list_moving(&mut self, ctx: &StepContext<'_, D>) -> bool {
+        let still = ctx.still();
         if still && self.listed_still && self.listed_at == self.edits {
             // Built from these frames, unmoved, with these displacements:
             // a build would give the list as it is.
-            return;
+            return false;
         }
         self.listed_still = still;
         let swept = |f: &Frame<D>, m: &Meta| frame_box(ctx.spins, f, m, &ctx.shifts[m.rank as usize]);
@@ -446,6 +448,7 @@ impl<const D: usize> BroadPhase<D> {
         let body = |k: usize| moving.meta[active[k] as usize].rank;
         let group: Option<&dyn Fn(usize) -> u32> = (self.largest_body > 1).then_some(&body);
         self.moving_grid.build(self.cell, active.len(), item, group);
+        true
     }
 
     /// The moving frames that enter the list when some body is large: every

@@ -37,6 +37,22 @@ pub(super) struct StepContext<'a, const D: usize> {
     pub spins: &'a [Option<Spin<D>>],
 }
 
+/// True when displacement `d` is exactly `+0.0` on every axis: a frame
+/// moved by it is the frame itself, bit for bit (a `-0.0` would carry its
+/// sign into FMB's results).
+#[inline(always)]
+pub(super) fn zero_shift<const D: usize>(d: &[f64; D]) -> bool {
+    d.iter().all(|x| x.to_bits() == 0)
+}
+
+impl<const D: usize> StepContext<'_, D> {
+    /// True when no body moves in this step: every displacement
+    /// [`zero_shift`], no body turning.
+    pub fn still(&self) -> bool {
+        self.spins.is_empty() && self.shifts.iter().all(zero_shift)
+    }
+}
+
 impl<const D: usize> StepMotion<D> {
     /// The context of the step whose motion this holds.
     pub fn context(&self) -> StepContext<'_, D> {

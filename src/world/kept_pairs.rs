@@ -59,8 +59,9 @@ pub(super) struct KeptPairs<const D: usize> {
     fresh: bool,
     skip: u32,
     wait: u32,
-    /// This step's candidates, valid while `kept`: the slots `q` given by slot `p` are `given[starts[p]..starts[p +
-    /// 1]]`, in the pass's order ([`CellList::given_at`]).
+    /// This step's candidates, valid while `kept`: the slots `q` given by
+    /// slot `p` are `given[starts[p]..starts[p + 1]]`, in the pass's order
+    /// ([`CellList::given_at`]).
     starts: Vec<u32>,
     given: Vec<u32>,
     /// The candidates as `p << 32 | q`, before they are grouped by `p`.

@@ -115,7 +115,7 @@ impl<const D: usize> NarrowPhase<D> {
         self.pairs.clear();
         self.previous.clear();
         self.events.clear();
-        self.resting.detail = None;
+        self.resting.reusable = false;
     }
 
     /// Steps 4–5: candidates and FMB, the contacts into the chunks'
@@ -137,7 +137,7 @@ impl<const D: usize> NarrowPhase<D> {
         let resting = &mut self.resting;
         std::mem::swap(&mut self.chunks, &mut resting.chunks);
         resting.count = std::mem::replace(&mut self.found, 0);
-        let rest = how.coherent && broad.apart.some_at_rest() && resting.index(broad.moving.len(), how.detail);
+        let rest = how.coherent && broad.apart.some_at_rest() && resting.index(broad.moving.len());
         let resting = rest.then_some(&*resting);
         let chunks = &mut self.chunks;
         if chunks.len() < count {
@@ -174,13 +174,13 @@ impl<const D: usize> NarrowPhase<D> {
             for c in chunks.iter_mut() {
                 (c.contacts, c.keys) = (Vec::new(), Vec::new());
             }
-            self.resting.detail = None;
+            self.resting.reusable = false;
             return Err(WorldError::OutOfMemory { bytes });
         }
         self.found = count;
         // Found with the pairs' memory: the frames at rest next step can
         // take them (not so the conservative answers of turning bodies).
-        self.resting.detail = how.coherent.then_some(how.detail);
+        self.resting.reusable = how.coherent;
         Ok(())
     }
 

@@ -16,7 +16,7 @@
 //! kept, so the contacts are those a fresh world computes.
 
 use super::narrow_phase::Chunk;
-use crate::contact::{Contact, ContactDetail};
+use crate::contact::Contact;
 
 /// The last step's contacts, and where each moving frame's are.
 #[derive(Clone, Debug, Default)]
@@ -25,9 +25,10 @@ pub(super) struct RestingContacts<const D: usize> {
     /// the step's by the narrow phase; the first `count` hold contacts.
     pub chunks: Vec<Chunk<D>>,
     pub count: usize,
-    /// The detail the chunks' contacts were found in, when they were found
-    /// with the pairs' memory (`Narrowing::coherent`): else none is reused.
-    pub detail: Option<ContactDetail>,
+    /// True when the chunks' contacts were all found with the pairs' memory
+    /// (`Narrowing::coherent`: no body turning, a narrow phase): else none
+    /// is reused. (A world's contact detail never changes.)
+    pub reusable: bool,
     /// Per moving frame (store index): its contacts as `[chunk, start,
     /// end]`, read by [`RestingContacts::find`] once indexed.
     runs: Vec<[u32; 3]>,
@@ -35,10 +36,10 @@ pub(super) struct RestingContacts<const D: usize> {
 
 impl<const D: usize> RestingContacts<D> {
     /// Indexes the chunks' contacts by the frame that gave them, for `n`
-    /// moving frames: true when the chunks hold contacts in `detail`.
-    /// The frames' store indices are the last step's (the caller checks).
-    pub fn index(&mut self, n: usize, detail: ContactDetail) -> bool {
-        if self.detail != Some(detail) {
+    /// moving frames: true when they can be reused. The frames' store
+    /// indices are the last step's (the caller checks).
+    pub fn index(&mut self, n: usize) -> bool {
+        if !self.reusable {
             return false;
         }
         self.runs.clear();
@@ -46,14 +47,12 @@ impl<const D: usize> RestingContacts<D> {
         for (c, chunk) in self.chunks[..self.count].iter().enumerate() {
             // A frame's contacts are contiguous: its slot gives them all.
             let mut start = 0;
-            for (k, key) in chunk.keys.iter().enumerate() {
-                let giver = key >> 32;
-                if chunk.keys.get(k + 1).is_none_or(|next| next >> 32 != giver) {
-                    if let Some(run) = self.runs.get_mut(giver as usize) {
-                        *run = [c as u32, start as u32, k as u32 + 1];
-                    }
-                    start = k + 1;
+            for run in chunk.keys.chunk_by(|a, b| a >> 32 == b >> 32) {
+                let end = start + run.len();
+                if let Some(r) = self.runs.get_mut((run[0] >> 32) as usize) {
+                    *r = [c as u32, start as u32, end as u32];
                 }
+                start = end;
             }
         }
         true

@@ -17,13 +17,16 @@ use crate::support::world as world_support;
 
 use fmbgrid::{Body, ContactDetail, Frame, Pose, World, WorldConfig};
 use rand::Rng;
-use world_support::{SceneParams, TestRng, build_world, random_scene, rng};
+use world_support::{SceneParams, TestRng, Turn, build_world, random_scene, rng};
 
 /// One step's edits: most bodies rest; a few move, and those that moved
 /// stop; one takes a displacement of `-0.0`, one of a few ulps; a few jump
 /// or are posed where they are; one turns at `turn` and stops the step
 /// after; at `churn` a moving body and a fixed one come and one goes.
-fn edit<const D: usize>(world: &mut World<D>, r: &mut TestRng, region: f64, step: usize, turn: usize, churn: usize) {
+fn edit<const D: usize>(world: &mut World<D>, r: &mut TestRng, region: f64, step: usize, turn: usize, churn: usize)
+where
+    World<D>: Turn<D>,
+{
     let handles = moving(world);
     for &h in &handles {
         let v = if r.random_bool(0.03) { velocity::<D>(r, 1.0) } else { [0.0; D] };
@@ -43,7 +46,7 @@ fn edit<const D: usize>(world: &mut World<D>, r: &mut TestRng, region: f64, step
     }
     if step == turn || step == turn + 1 {
         let omega = if step == turn { 0.3 } else { 0.0 };
-        turn_body(world, handles[0], omega);
+        World::<D>::turn(world, handles[0], [0.0, 0.0, omega]).expect("a moving body");
     }
     if step == churn {
         world.remove(pick(r)).expect("live");
@@ -55,20 +58,14 @@ fn edit<const D: usize>(world: &mut World<D>, r: &mut TestRng, region: f64, step
     }
 }
 
-/// Sets body `h` turning at `omega` (about the last axis in 3D).
-fn turn_body<const D: usize>(world: &mut World<D>, h: fmbgrid::BodyHandle, omega: f64) {
-    if let Some(w) = (world as &mut dyn std::any::Any).downcast_mut::<World<2>>() {
-        w.set_angular_velocity(h, omega).expect("a moving body");
-    } else if let Some(w) = (world as &mut dyn std::any::Any).downcast_mut::<World<3>>() {
-        w.set_angular_velocity(h, [0.0, 0.0, omega]).expect("a moving body");
-    }
-}
-
 /// A world of touching bodies at rest (several frames each, filters, fixed
 /// ones among them) run for `steps` steps against FMB; most contacts must
 /// come from the step before (about 70%: the steps after a turn or a
 /// churn start afresh).
-fn resting_world<const D: usize>(seed: u64, detail: ContactDetail, steps: usize) {
+fn resting_world<const D: usize>(seed: u64, detail: ContactDetail, steps: usize)
+where
+    World<D>: Turn<D>,
+{
     let mut r = rng(seed);
     let p = SceneParams { max_frames_per_body: 3, filters: true, ..SceneParams::uniform(2_000, D) };
     let mut world = World::<D>::new(WorldConfig::default().with_contact_detail(detail));
