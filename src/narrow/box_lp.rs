@@ -90,27 +90,39 @@ impl<const N: usize, const M: usize> Program<N, M> {
     /// `b + t · x_N` and the reduced costs `d`; `ip` is `1 / t[r][j]`.
     #[inline(always)]
     fn pivot(b: &mut [f64; M], t: &mut [[f64; N]; M], d: &mut [f64; N], r: usize, j: usize, ip: f64) {
+        // One copy per column (`j < N <= 4`), so that every index into a
+        // row is a constant: a store at a computed index (clearing column `j`)
+        // followed by the rows' vector loads stalled the simplex (about one
+        // instruction a cycle; `box_bench intersect 3m-cc`).
+        match j {
+            0 => Self::pivot_on::<0>(b, t, d, r, ip),
+            1 => Self::pivot_on::<1>(b, t, d, r, ip),
+            2 => Self::pivot_on::<2>(b, t, d, r, ip),
+            _ => Self::pivot_on::<3>(b, t, d, r, ip),
+        }
+    }
+
+    /// [`Program::pivot`] on column `J` (below `N`). Column `J` of each row
+    /// starts from `0.0` (as if cleared); row `r` is updated as the others
+    /// (no branch on it), then replaced.
+    #[inline(always)]
+    fn pivot_on<const J: usize>(b: &mut [f64; M], t: &mut [[f64; N]; M], d: &mut [f64; N], r: usize, ip: f64) {
+        debug_assert!(J < N);
         let mut row = [0.0; N];
         for l in 0..N {
-            row[l] = -t[r][l] * ip;
+            row[l] = if l == J { ip } else { -t[r][l] * ip };
         }
-        row[j] = ip;
         let br = -b[r] * ip;
         for i in 0..M {
-            if i == r {
-                continue;
-            }
-            let f = t[i][j];
-            t[i][j] = 0.0;
+            let f = t[i][J];
             for l in 0..N {
-                t[i][l] += f * row[l];
+                t[i][l] = (if l == J { 0.0 } else { t[i][l] }) + f * row[l];
             }
             b[i] += f * br;
         }
-        let f = d[j];
-        d[j] = 0.0;
+        let f = d[J];
         for l in 0..N {
-            d[l] += f * row[l];
+            d[l] = (if l == J { 0.0 } else { d[l] }) + f * row[l];
         }
         t[r] = row;
         b[r] = br;
@@ -170,13 +182,14 @@ impl<const N: usize, const M: usize> Program<N, M> {
         }
         for _ in 0..=MAX_PIVOTS {
             // The most violated row leaves.
+            // Selects, not branches, here and in the ratio test: which
+            // row or variable wins is unpredictable.
             let (mut worst, mut leave) = (FEASIBLE, usize::MAX);
             for r in 0..M {
                 let v = fmax(-beta[r], beta[r] - 1.0);
-                if v > worst {
-                    worst = v;
-                    leave = r;
-                }
+                let worse = v > worst;
+                worst = if worse { v } else { worst };
+                leave = if worse { r } else { leave };
             }
             if leave == usize::MAX {
                 let mut z = [0.0; N];
@@ -204,14 +217,13 @@ impl<const N: usize, const M: usize> Program<N, M> {
             for j in 0..N {
                 let a = t[r][j];
                 let at_lower = val[j] == 0.0;
-                let ok = if up == at_lower { a > tiny } else { a < -tiny };
-                if ok {
-                    let ratio = d[j].abs() / a.abs();
-                    if ratio < best {
-                        best = ratio;
-                        enter = j;
-                    }
-                }
+                let ok = ((up == at_lower) & (a > tiny)) | ((up != at_lower) & (a < -tiny));
+                // Computed for every variable (a NaN or infinite ratio of a
+                // variable not `ok` is never taken).
+                let ratio = d[j].abs() / a.abs();
+                let take = ok & (ratio < best);
+                best = if take { ratio } else { best };
+                enter = if take { j } else { enter };
             }
             if enter == usize::MAX {
                 return None;
