@@ -349,3 +349,87 @@ fn sized<const D: usize, const N: usize, const M: usize>(
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The pivot written plainly: column `j` cleared by a store, row `r`
+    /// skipped, then replaced.
+    fn plain_pivot<const N: usize, const M: usize>(
+        b: &mut [f64; M],
+        t: &mut [[f64; N]; M],
+        d: &mut [f64; N],
+        r: usize,
+        j: usize,
+        ip: f64,
+    ) {
+        let mut row = [0.0; N];
+        for l in 0..N {
+            row[l] = -t[r][l] * ip;
+        }
+        row[j] = ip;
+        let br = -b[r] * ip;
+        for i in (0..M).filter(|&i| i != r) {
+            let f = t[i][j];
+            t[i][j] = 0.0;
+            for l in 0..N {
+                t[i][l] += f * row[l];
+            }
+            b[i] += f * br;
+        }
+        let f = d[j];
+        d[j] = 0.0;
+        for l in 0..N {
+            d[l] += f * row[l];
+        }
+        t[r] = row;
+        b[r] = br;
+    }
+
+    /// A coefficient: mostly random, sometimes `±0.0` (whose sign the
+    /// clearing must treat as the store of `0.0` does).
+    fn value(rng: &mut ChaCha8Rng) -> f64 {
+        match rng.random_range(0..8) {
+            0 => 0.0,
+            1 => -0.0,
+            _ => rng.random_range(-3.0..3.0),
+        }
+    }
+
+    fn pivots_as_plain<const N: usize, const M: usize>(rng: &mut ChaCha8Rng) {
+        let bits = |b: &[f64; M], t: &[[f64; N]; M], d: &[f64; N]| -> Vec<u64> {
+            b.iter().chain(t.as_flattened()).chain(d).map(|x| x.to_bits()).collect()
+        };
+        for _ in 0..300 {
+            let b: [f64; M] = std::array::from_fn(|_| value(rng));
+            let t: [[f64; N]; M] = std::array::from_fn(|_| std::array::from_fn(|_| value(rng)));
+            let d: [f64; N] = std::array::from_fn(|_| value(rng));
+            for r in 0..M {
+                for j in (0..N).filter(|&j| t[r][j] != 0.0) {
+                    let ip = 1.0 / t[r][j];
+                    let (mut b1, mut t1, mut d1) = (b, t, d);
+                    Program::<N, M>::pivot(&mut b1, &mut t1, &mut d1, r, j, ip);
+                    let (mut b2, mut t2, mut d2) = (b, t, d);
+                    plain_pivot(&mut b2, &mut t2, &mut d2, r, j, ip);
+                    assert_eq!(bits(&b1, &t1, &d1), bits(&b2, &t2, &d2), "N {N}, M {M}, row {r}, column {j}");
+                }
+            }
+        }
+    }
+
+    /// The pivot's copies per column give the plain pivot's dictionary,
+    /// bit for bit, for every size of program, row and column.
+    #[test]
+    fn every_column_pivots_as_the_plain_pivot() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        pivots_as_plain::<3, 2>(&mut rng);
+        pivots_as_plain::<3, 3>(&mut rng);
+        pivots_as_plain::<3, 4>(&mut rng);
+        pivots_as_plain::<4, 3>(&mut rng);
+        pivots_as_plain::<4, 4>(&mut rng);
+        pivots_as_plain::<4, 5>(&mut rng);
+    }
+}
