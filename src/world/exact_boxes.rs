@@ -51,6 +51,7 @@ impl<const D: usize> World<D> {
             return Ok(&self.narrow.contacts);
         }
         // Refined in place while the rest of the world is read.
+        self.narrow.contacts_touched();
         let mut contacts = std::mem::take(&mut self.narrow.contacts);
         let this = &*self;
         let refine = |c: &mut Contact<D>| {

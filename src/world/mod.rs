@@ -431,6 +431,7 @@ impl<const D: usize> World<D> {
             return Err(WorldError::FixedBody(handle));
         }
         stored.body.velocity = velocity;
+        self.narrow.motion_set();
         Ok(())
     }
 
@@ -756,6 +757,15 @@ impl<const D: usize> World<D> {
     #[doc(hidden)]
     pub fn kept_pairs_used(&self) -> bool {
         self.broad.kept_pairs_used()
+    }
+
+    /// Whether the last step gave the step before's results again because
+    /// nothing moved, nothing changed and nothing moves
+    /// (`NarrowPhase::can_repeat`): the answers are the same either way;
+    /// for tests.
+    #[doc(hidden)]
+    pub fn step_repeated(&self) -> bool {
+        self.narrow.repeated
     }
 
     /// How many of the last step's contacts it took from the step before

@@ -62,6 +62,16 @@ pub(super) struct NarrowPhase<const D: usize> {
     /// Chunks holding the contacts of a step found but not yet taken
     /// ([`NarrowPhase::take_found`]).
     found: usize,
+    /// True while `contacts` are the chunks' as [`NarrowPhase::take_found`]
+    /// left them (not taken by `step_into`, nor refined by `exact_boxes`).
+    pristine: bool,
+    /// `Some(dt's bits)` while the last step can be given again as it is
+    /// ([`NarrowPhase::can_repeat`]): it moved nothing (every displacement
+    /// `+0.0`, no turn), no velocity was set since, and its chunks hold its
+    /// contacts.
+    repeatable: Option<u64>,
+    /// True when the last step was a repeat, for tests.
+    pub repeated: bool,
 }
 
 /// One parallel chunk's reused buffers: its contacts, each one's key
@@ -105,12 +115,61 @@ impl<const D: usize> NarrowPhase<D> {
     }
 
     /// The step is over: its contacts describe the broad phase as it is.
-    pub fn stepped(&mut self, broad: &BroadPhase<D>) {
+    /// `still`: the step moved nothing, and was of `dt` (its bits).
+    pub fn stepped(&mut self, broad: &BroadPhase<D>, still: Option<u64>) {
         self.stepped_at = Some(broad.edits());
+        self.repeatable = still;
+    }
+
+    /// True when a step of `dt` would find the last step's contacts again,
+    /// bit for bit and in the same order: the last step moved nothing, its
+    /// `dt` was this one (so every velocity, unchanged since, gives the
+    /// same displacement `+0.0`), and no body was inserted, removed,
+    /// re-posed or parked since. Nothing moved: nothing to do.
+    pub fn can_repeat(&self, broad: &BroadPhase<D>, dt: f64) -> bool {
+        self.repeatable == Some(dt.to_bits()) && self.is_current(broad)
+    }
+
+    /// A velocity was set: the next step's displacements are no longer
+    /// known to be the last step's.
+    pub fn motion_set(&mut self) {
+        self.repeatable = None;
+    }
+
+    /// The fallible half of [`NarrowPhase::repeat`]: room for the contacts
+    /// and body pairs it copies.
+    pub fn prepare_repeat(&mut self) -> Result<(), WorldError> {
+        let total: usize =
+            if self.pristine { 0 } else { self.chunks[..self.found].iter().map(|c| c.contacts.len()).sum() };
+        let bytes = total.saturating_mul(size_of::<Contact<D>>());
+        let fits = self.contacts.try_reserve(total.saturating_sub(self.contacts.len())).is_ok()
+            && self.previous.try_reserve(self.pairs.len().saturating_sub(self.previous.len())).is_ok();
+        if fits { Ok(()) } else { Err(WorldError::OutOfMemory { bytes }) }
+    }
+
+    /// Steps 4–6 of a step that moves nothing after one that moved nothing
+    /// ([`NarrowPhase::can_repeat`]): the last step's contacts (copied back
+    /// from its chunks if they were taken or refined) and body pairs, and
+    /// no event. Room was reserved by [`NarrowPhase::prepare_repeat`].
+    pub fn repeat(&mut self) {
+        if !self.pristine {
+            self.take_found();
+        }
+        self.repeated = true;
+        self.previous.clone_from(&self.pairs);
+        self.events.clear();
+    }
+
+    /// The contacts were handed to the caller (`step_into`) or changed in
+    /// place (`exact_boxes`): a repeated step copies them again.
+    pub fn contacts_touched(&mut self) {
+        self.pristine = false;
     }
 
     /// Forgets the results (not the step they describe).
     pub fn clear(&mut self) {
+        self.pristine = false;
+        self.repeatable = None;
         self.contacts.clear();
         self.pairs.clear();
         self.previous.clear();
@@ -130,6 +189,9 @@ impl<const D: usize> NarrowPhase<D> {
         ctx: &StepContext<'_, D>,
         how: Narrowing,
     ) -> Result<(), WorldError> {
+        // The chunks are written again: the last step's are lost.
+        self.repeatable = None;
+        self.repeated = false;
         let n = broad.moving_grid.len();
         let count = n.div_ceil(CHUNK);
         // The last step's chunks become the resting contacts; this step
@@ -197,6 +259,7 @@ impl<const D: usize> NarrowPhase<D> {
         for c in &self.chunks[..self.found] {
             self.contacts.extend_from_slice(&c.contacts);
         }
+        self.pristine = true;
     }
 
     /// Step 6b: body pairs of this step, and what started or ended (`slots`:

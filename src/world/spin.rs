@@ -93,6 +93,7 @@ impl<const D: usize> World<D> {
         }
         let (was, now) = (stored.body.angular_velocity != [0.0; 3], omega != [0.0; 3]);
         stored.body.angular_velocity = omega;
+        self.narrow.motion_set();
         self.spinning = self.spinning + usize::from(now) - usize::from(was);
         // The pairs remembered apart were certified for translation only
         // (a turning body's pairs are never remembered: only a start or a

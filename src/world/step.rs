@@ -115,6 +115,17 @@ impl<const D: usize> World<D> {
             return Err(WorldError::BadTimeStep { dt });
         }
         self.undo.begin(&mut self.parked, self.broad.edits(), self.spinning);
+        if self.narrow.can_repeat(&self.broad, dt) {
+            // Nothing moved, nothing changed, nothing moves: the last
+            // step's results stand (`NarrowPhase::can_repeat`).
+            return match self.narrow.prepare_repeat() {
+                Ok(()) => Ok(PreparedStep { dt, repeat: true, still: true }),
+                Err(e) => {
+                    self.abort_step(PreparedStep { dt, repeat: true, still: true });
+                    Err(e)
+                }
+            };
+        }
         let ready = match self.check_displacements(dt) {
             Ok(ready) => ready,
             Err(e) => {
@@ -128,7 +139,7 @@ impl<const D: usize> World<D> {
         self.rank_turns(dt);
         let ctx = self.motion.context();
         self.broad.update(&ctx, self.config.detail != ContactDetail::Candidates);
-        let step = PreparedStep { dt };
+        let step = PreparedStep { dt, repeat: false, still: ctx.still() };
         match self.narrow.find_contacts(&self.broad, &ctx, Narrowing::new(&self.config, self.spinning > 0)) {
             Ok(()) => Ok(step),
             Err(e) => {
@@ -142,10 +153,17 @@ impl<const D: usize> World<D> {
     /// step's contacts, body pairs and events become the world's, and the
     /// moving bodies advance.
     pub(crate) fn commit_step(&mut self, step: PreparedStep) {
-        self.narrow.take_found();
-        self.narrow.update_events(&self.slots);
-        self.advance(step.dt);
-        self.narrow.stepped(&self.broad);
+        if step.repeat {
+            self.narrow.repeat();
+            // Nothing to advance; the broad phase still counts the step.
+            let motion = &mut self.motion;
+            self.broad.follow(&mut self.slots, &mut motion.shifts, &mut motion.next_shifts);
+        } else {
+            self.narrow.take_found();
+            self.narrow.update_events(&self.slots);
+            self.advance(step.dt);
+        }
+        self.narrow.stepped(&self.broad, step.still.then_some(step.dt.to_bits()));
         #[cfg(debug_assertions)]
         self.validate();
     }
@@ -160,9 +178,12 @@ impl<const D: usize> World<D> {
     /// step would have done; the pairs remembered apart are forgotten and
     /// queries test every frame until the next step (`BroadPhase::aborted`).
     pub(crate) fn abort_step(&mut self, step: PreparedStep) {
-        let PreparedStep { dt: _ } = step;
-        // Double-buffered: the last step's displacements are back in front.
-        std::mem::swap(&mut self.motion.shifts, &mut self.motion.next_shifts);
+        let PreparedStep { dt: _, repeat, still: _ } = step;
+        // Double-buffered: the last step's displacements are back in front
+        // (a repeated step computed none).
+        if !repeat {
+            std::mem::swap(&mut self.motion.shifts, &mut self.motion.next_shifts);
+        }
         for (h, velocity, turn) in std::mem::take(&mut self.undo.stopped) {
             if let Ok(stored) = self.stored_mut(h) {
                 stored.body.velocity = velocity;
@@ -216,6 +237,7 @@ impl<const D: usize> World<D> {
     pub(crate) fn take_contacts(&mut self, out: &mut Vec<Contact<D>>) {
         std::mem::swap(&mut self.narrow.contacts, out);
         self.narrow.contacts.clear();
+        self.narrow.contacts_touched();
     }
 
     /// Step 1: every moving body's displacement is finite and keeps its
@@ -400,6 +422,10 @@ impl<const D: usize> World<D> {
 #[derive(Debug)]
 pub(crate) struct PreparedStep {
     dt: f64,
+    /// The last step's results stand (`NarrowPhase::can_repeat`).
+    repeat: bool,
+    /// No body moves over the step.
+    still: bool,
 }
 
 /// What [`World::abort_step`] puts back: the last step's parked bodies,

@@ -142,3 +142,73 @@ fn a_world_coming_to_rest_keeps_its_list_exact() {
     }
     assert!(reused > 5 * world.contacts().len(), "{reused} contacts taken from the step before");
 }
+
+/// A world at rest after moving: from its second step at rest on, a step
+/// gives the last step's results again (nothing moved, nothing changed,
+/// nothing moves) and must equal what a restored copy computes afresh, bit
+/// for bit, with no event. Every way of breaking the repeat is tried: a
+/// velocity set (even to zero), another `dt`, a re-pose (to another pose,
+/// and to the same pose, which changes nothing), a body inserted, contacts
+/// taken by `step_into` or refined by `exact_boxes` (copied back from the
+/// step's own).
+#[test]
+fn a_world_at_rest_repeats_its_last_step_exactly() {
+    for detail in [ContactDetail::ExactBox, ContactDetail::Interval, ContactDetail::Candidates] {
+        let mut r = rng(17);
+        let p = SceneParams { max_frames_per_body: 2, filters: true, ..SceneParams::uniform(1_500, 3) };
+        let mut world = World::<3>::new(WorldConfig::default().with_contact_detail(detail));
+        build_world(&mut world, &random_scene::<3>(&mut r, &p));
+        let handles = moving(&world);
+        let mut repeats = 0;
+        let mut taken = Vec::new();
+        for step in 0..30 {
+            let what = format!("{detail:?} step {step}");
+            if step < 3 {
+                for &h in &handles {
+                    world.set_velocity(h, velocity::<3>(&mut r, 1.0)).expect("live");
+                }
+            } else if step == 3 || step == 15 {
+                for &h in &handles {
+                    world.set_velocity(h, [0.0; 3]).expect("live");
+                }
+            }
+            let dt = if step == 20 { 0.05 } else { 0.1 };
+            match step {
+                8 => world.set_pose(handles[1], world.body(handles[1]).expect("live").pose()).expect("its pose"),
+                10 => {
+                    let pose = world.body(handles[2]).expect("live").pose();
+                    let jump = Pose::new(pose.linear(), [p.region / 2.0; 3]).expect("a rotation");
+                    world.set_pose(handles[2], jump).expect("a valid pose");
+                }
+                12 => world.step_into(dt, &mut taken).map(|()| ()).expect("a step"),
+                17 => {
+                    world.exact_boxes(|_| true).expect("current");
+                }
+                23 => {
+                    let ground = Frame::from_aabb([1.0; 3], [3.0; 3]).expect("a box");
+                    world.insert(Body::fixed(vec![ground])).expect("a valid body");
+                }
+                26 => {
+                    world.set_velocity(handles[3], [5.0; 3]).expect("finite");
+                    world.set_velocity(handles[3], [0.0; 3]).expect("finite");
+                }
+                _ => {}
+            }
+            step_against_the_pass(&mut world, dt, &what);
+            world.validate();
+            // The first step at rest, and each step after a break, runs
+            // (a pose set again to the body's own may re-place its frames,
+            // whose bits can differ from the frames translated there).
+            let breaks = [3, 10, 15, 20, 21, 23, 26];
+            if step != 8 {
+                assert_eq!(world.step_repeated(), step > 3 && !breaks.contains(&step), "{what}");
+            }
+            if world.step_repeated() {
+                repeats += 1;
+                assert!(world.events().is_empty(), "{what}: a repeated step has no event");
+            }
+        }
+        assert!(repeats >= 15, "{detail:?}: {repeats} repeated steps");
+        assert!(!world.contacts().is_empty());
+    }
+}
