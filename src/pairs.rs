@@ -1,26 +1,29 @@
 //! Candidate pairs: what the broad phase hands to the narrow phase.
 //!
-//! One pass over the moving frames' cell list in slot order, which the
-//! Morton bucketing makes spatially coherent. For the slot of moving item `a`:
-//! 1. moving partners, each pair once, from the cell list: the slots after
-//!    `a` in its cell, its forward neighbour cells, and the cover entries of
-//!    coarser levels in its own cells (`CellList::partners`); items of `a`'s
-//!    group (its body) are skipped, so a mesh's own neighbouring elements
-//!    never pair;
-//! 2. fixed partners, the fixed frames' slots whose boxes overlap `a`'s,
-//!    in slot order: from `a`'s near list (`grid/near.rs`) while `a` stays
-//!    in its fat box, else by a box query on the fixed frames' cell list.
+//! Entries in a fixed order, each with its moving partners, then its fixed
+//! ones. Two sources of entries and moving partners:
+//! * the pair set (`world/pair_set.rs`, worlds without large bodies):
+//!   entries are the moving frames in store order (spatial: the store is
+//!   ordered along a Morton curve), and frame `a`'s moving partners are the
+//!   frames after it whose swept boxes overlap its own, ascending;
+//! * the moving frames' cell list (worlds with a large body, a mesh): one
+//!   pass in slot order, which the Morton bucketing makes spatially
+//!   coherent; the slot of item `a` gives the slots after it in its cell,
+//!   its forward neighbour cells, and the cover entries of coarser levels in
+//!   its own cells (`CellList::partners`); items of `a`'s group (its body)
+//!   are skipped, so a mesh's own neighbouring elements never pair.
 //!
-//! A slot's moving partners are found by the pass above, or read off the
-//! kept pairs (`world/kept_pairs.rs`) when the broad phase kept them: the
-//! same pairs, given from the same side ([`CellList::gives`]), in the same
-//! order ([`CellList::given_at`]). The order depends on the data
-//! only, so chunks of slots run in parallel give the same list in the same
-//! order as one pass, and a world gives the same list whatever its history.
+//! Fixed partners are the fixed frames' slots whose boxes overlap `a`'s, in
+//! slot order: from `a`'s near list (`grid/near.rs`) while `a` stays in its
+//! fat box, else by a box query on the fixed frames' cell list.
+//!
+//! The order depends on the data only, so chunks of entries run in
+//! parallel give the same list in the same order as one pass, and a world
+//! gives the same list whatever its history.
 
 use std::ops::Range;
 
-use crate::grid::{CellList, NearLists, Spreads};
+use crate::grid::{CellList, GridBox, NearLists, Spreads};
 
 /// The other side of a candidate pair, by index in its grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,10 +47,44 @@ pub(crate) struct FixedSide<'a, const D: usize> {
 pub(crate) enum MovingSide<'a, const D: usize> {
     /// The pairs pass over the moving cell list.
     Pass(&'a CellList<D>),
-    /// The kept pairs' candidates of this step over that list: the slots
-    /// given by slot `p` are `given[starts[p]..starts[p + 1]]`, in the
-    /// pass's order (`KeptPairs::candidates`, as `(starts, given)`).
-    Kept(&'a CellList<D>, &'a [u32], &'a [u32]),
+    /// The pair set's candidates (`world/pair_set.rs`): entries are the
+    /// moving frames in store order, each giving its pairs with the frames
+    /// after it.
+    Set(SetSide<'a, D>),
+}
+
+/// The pair set as the candidate pass reads it: moving frame `a`'s kept
+/// pairs are `pairs[starts[a]..starts[a + 1]]` (`a << 32 | b`, `b > a`),
+/// and the frames' swept boxes this step are `swept_min`, `swept_max`.
+#[derive(Clone, Copy)]
+pub(crate) struct SetSide<'a, const D: usize> {
+    pub starts: &'a [u32],
+    pub pairs: &'a [u64],
+    pub swept_min: &'a [[f32; D]],
+    pub swept_max: &'a [[f32; D]],
+}
+
+impl<const D: usize> SetSide<'_, D> {
+    /// Frame `a`'s swept box this step.
+    #[inline(always)]
+    pub fn swept_box(&self, a: usize) -> GridBox<D> {
+        GridBox::from_f32(self.swept_min[a], self.swept_max[a])
+    }
+
+    /// Calls `f(b)` for each frame `b` of `a`'s kept pairs whose swept box
+    /// overlaps `a`'s (closed test): `a`'s moving candidates, in store order.
+    #[inline(always)]
+    pub fn partners(&self, a: usize, mut f: impl FnMut(u32)) {
+        let (lo, hi) = (&self.swept_min[a], &self.swept_max[a]);
+        for &k in &self.pairs[self.starts[a] as usize..self.starts[a + 1] as usize] {
+            let b = k as u32;
+            let (b_lo, b_hi) = (&self.swept_min[b as usize], &self.swept_max[b as usize]);
+            // Non-short-circuit: the outcome is unpredictable.
+            if (0..D).fold(true, |o, k| o & (lo[k] <= b_hi[k]) & (b_lo[k] <= hi[k])) {
+                f(b);
+            }
+        }
+    }
 }
 
 /// Calls `f(a, partner)` for each candidate pair whose first moving item
@@ -66,7 +103,26 @@ pub(crate) fn for_each_candidate<const D: usize>(
     // One function per source, so that each is compiled as if alone.
     match moving {
         MovingSide::Pass(list) => passed(list, fixed, range, scratch, f),
-        MovingSide::Kept(list, starts, given) => kept(list, starts, given, fixed, range, scratch, f),
+        MovingSide::Set(set) => from_set(set, fixed, range, scratch, f),
+    }
+}
+
+/// [`for_each_candidate`] from the pair set: entry `a` is moving frame `a`.
+fn from_set<const D: usize>(
+    set: SetSide<'_, D>,
+    fixed: FixedSide<'_, D>,
+    range: Range<usize>,
+    scratch: &mut Vec<u32>,
+    mut f: impl FnMut(u32, Partner),
+) {
+    let any_fixed = !fixed.list.is_empty();
+    for a in range {
+        // Store indices fit `u32` (`MAX_ITEMS`).
+        let item = a as u32;
+        set.partners(a, |b| f(item, Partner::Moving(b)));
+        if any_fixed {
+            fixed_near(fixed, item, &set.swept_box(a), scratch, &mut f);
+        }
     }
 }
 
@@ -89,30 +145,6 @@ fn passed<const D: usize>(
     }
 }
 
-/// [`for_each_candidate`] from the kept candidates (not inlined: the
-/// pass's loop, inlined alone, compiles to fewer instructions).
-#[inline(never)]
-fn kept<const D: usize>(
-    list: &CellList<D>,
-    starts: &[u32],
-    given: &[u32],
-    fixed: FixedSide<'_, D>,
-    range: Range<usize>,
-    scratch: &mut Vec<u32>,
-    mut f: impl FnMut(u32, Partner),
-) {
-    let any_fixed = !fixed.list.is_empty();
-    for p in range {
-        let a = list.item(p);
-        for &q in &given[starts[p] as usize..starts[p + 1] as usize] {
-            f(a, Partner::Moving(list.item(q as usize)));
-        }
-        if any_fixed {
-            fixed_partners(list, fixed, p, scratch, &mut f);
-        }
-    }
-}
-
 /// Calls `f(a, partner)` for the fixed partners of slot `p` (item `a`).
 #[inline(always)]
 fn fixed_partners<const D: usize>(
@@ -122,9 +154,20 @@ fn fixed_partners<const D: usize>(
     scratch: &mut Vec<u32>,
     f: &mut impl FnMut(u32, Partner),
 ) {
-    let a = list.item(p);
-    let q = list.grid_box(p);
-    fixed.near.for_each(fixed.list, a as usize, &q, scratch, |s| f(a, Partner::Fixed(fixed.list.item(s))));
+    fixed_near(fixed, list.item(p), &list.grid_box(p), scratch, f);
+}
+
+/// Calls `f(a, partner)` for the fixed partners of moving item `a`, whose
+/// swept box is `q`.
+#[inline(always)]
+fn fixed_near<const D: usize>(
+    fixed: FixedSide<'_, D>,
+    a: u32,
+    q: &GridBox<D>,
+    scratch: &mut Vec<u32>,
+    f: &mut impl FnMut(u32, Partner),
+) {
+    fixed.near.for_each(fixed.list, a as usize, q, scratch, |s| f(a, Partner::Fixed(fixed.list.item(s))));
 }
 
 #[cfg(test)]
@@ -190,32 +233,6 @@ mod tests {
         // Groups of 7 neighbours in item order, and groups spread out.
         check_against_brute_force(|i| (i / 7) as u32);
         check_against_brute_force(|i| (i % 5) as u32);
-    }
-
-    /// `CellList::gives` names the side each pair comes out from and
-    /// `CellList::given_at` its place, which the kept pairs rely on: every
-    /// pair the pass gives from `p` has `gives(p, q)` and not `gives(q,
-    /// p)`, and `given_at(p, q)` increases along the pass's order.
-    #[test]
-    fn gives_names_the_side_of_every_pair() {
-        for (seed, base) in [(1, 1.0), (2, 0.05), (3, 30.0), (4, 3.0), (5, 1e-300)] {
-            let moving = random_boxes(700, seed, 40.0);
-            let mut m = CellList::default();
-            m.build(CellSize::new(base), moving.len(), |i| (moving[i], i as u32), None);
-            let (mut spreads, mut given) = (Spreads::default(), 0);
-            for p in 0..m.len() {
-                let mut last = None;
-                m.partners(p, &mut spreads, |q| {
-                    assert!(m.pairs(p, q), "base {base}: {p}, {q}");
-                    assert!(m.gives(p, q) && !m.gives(q, p), "base {base}: {p} gives {q}");
-                    let at = m.given_at(p, q);
-                    assert!(last < Some(at), "base {base}: {p} gives {q} out of order");
-                    last = Some(at);
-                    given += 1;
-                });
-            }
-            assert!(given > 100, "base {base}: {given} pairs");
-        }
     }
 
     fn check_against_brute_force(group: impl Fn(usize) -> u32 + Copy) {

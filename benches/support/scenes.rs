@@ -14,6 +14,11 @@
 //!   1–1000 (sizes 1:1000);
 //! * `clustered`: as `uniform`, but 90% of the frames in a cube of 1% of the
 //!   volume (the cluster has the uniform density; the rest are sparse);
+//! * `clustered-wide`: oriented boxes of half extents 0.05–5 (log-uniform
+//!   scale), three quarters in a cluster at the density of `mixed`'s
+//!   estimate, a quarter in a sparse background cube eight times its
+//!   volume, each moving about a third of its size a step (velocity
+//!   components normal);
 //! * `mostly-static`: `N` fixed boxes plus `N / 100` moving ones, uniform
 //!   density over all of them (fixed–fixed pairs are never reported);
 //! * `tetrahedra`: as `uniform`, with tetrahedra (the box's corner simplex,
@@ -47,13 +52,14 @@ pub const FAST_SIGMA: f64 = 30.0;
 pub const REVERSE_EVERY: u64 = 60;
 
 /// Names accepted by [`scene`], in the order of the tables.
-pub const SCENES: [&str; 10] = [
+pub const SCENES: [&str; 11] = [
     "uniform",
     "uniform-fast",
     "uniform-static",
     "uniform-resting",
     "mixed",
     "clustered",
+    "clustered-wide",
     "mostly-static",
     "mostly-static-fast",
     "tetrahedra",
@@ -175,6 +181,7 @@ pub fn scene3(name: &str, n: usize, seed: u64) -> Option<Scene<3>> {
         "uniform" => uniform(n, seed),
         "mixed" => mixed(n, seed),
         "clustered" => clustered(n, seed),
+        "clustered-wide" => clustered_wide(n, seed),
         "mostly-static" => mostly_static(n, seed),
         "uniform-fast" => fast(uniform(n, seed), "uniform-fast", seed),
         "uniform-static" => at_rest(uniform(n, seed), "uniform-static"),
@@ -330,6 +337,43 @@ pub fn clustered(n: usize, seed: u64) -> Scene<3> {
         })
         .collect();
     Scene { name: "clustered", dt: DT, bodies }
+}
+
+/// Smallest and largest scale factor of `clustered-wide`'s boxes.
+pub const WIDE_SCALES: [f64; 2] = [0.05, 5.0];
+
+/// `n` moving oriented boxes whose sizes span two orders of magnitude
+/// (scale log-uniform in [`WIDE_SCALES`]), three quarters of them in a
+/// cluster at the density `mixed`'s estimate gives such sizes, the rest in
+/// a background cube of eight times the cluster's volume around it; each
+/// moves about a third of its size a step, in a random direction.
+pub fn clustered_wide(n: usize, seed: u64) -> Scene<3> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let [a, b] = WIDE_SCALES;
+    // Moments of the log-uniform s on [a, b]: E[s^k] = (b^k - a^k) / (k ln(b/a)).
+    let m = |k: f64| (b.powf(k) - a.powf(k)) / (k * (b / a).ln());
+    let cube_of_sum = 2.0 * m(3.0) + 6.0 * m(2.0) * m(1.0);
+    let inside = n * 3 / 4;
+    let lc = side(inside, VOLUME_PER_FRAME[0] * cube_of_sum / 8.0, 3);
+    let mut normal = {
+        let mut r = ChaCha8Rng::seed_from_u64(seed ^ 0x31de);
+        move || {
+            let (u, v): (f64, f64) = (r.random::<f64>().max(f64::MIN_POSITIVE), r.random());
+            (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+        }
+    };
+    let bodies = (0..n)
+        .map(|i| {
+            let c = if i < inside { point_in(&mut rng, 0.0, lc) } else { point_in(&mut rng, -0.5 * lc, 2.0 * lc) };
+            let scale = a * (b / a).powf(rng.random::<f64>());
+            let f = oriented_box(&mut rng, c, scale);
+            // A third of the box's size (twice its scale) a step, spread over
+            // three axes.
+            let sigma = 2.0 * scale / 3.0 / DT / 3f64.sqrt();
+            SceneBody { frames: vec![f], moving: true, velocity: std::array::from_fn(|_| sigma * normal()) }
+        })
+        .collect();
+    Scene { name: "clustered-wide", dt: DT, bodies }
 }
 
 /// `n` fixed oriented boxes plus `n / 100` moving ones, all at the uniform

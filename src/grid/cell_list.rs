@@ -36,10 +36,6 @@ use crate::aabb::Aabb;
 /// Most items a list holds (ids and store indices fit 26 bits elsewhere).
 pub(crate) const MAX_ITEMS: usize = 1 << 26;
 
-/// Bits of a slot index (below [`MAX_ITEMS`]) in [`CellList::given_at`].
-const SLOT_BITS: u32 = 26;
-const _: () = assert!(MAX_ITEMS == 1 << SLOT_BITS);
-
 /// Lists of at most this many boxes are queried by testing every box.
 const SCAN: usize = 64;
 
@@ -361,10 +357,17 @@ fn place<const D: usize>(size: &CellSize, b: &GridBox<D>) -> Option<Slot<D>> {
     }
 }
 
+/// The cell and level [`CellList`] gives a box (see `place`), or `None`
+/// for a box no level fits: where the persistent grid (`fat_grid.rs`)
+/// keeps it.
+#[inline(always)]
+pub(crate) fn cell_and_level<const D: usize>(size: &CellSize, b: &GridBox<D>) -> Option<([i32; D], u32)> {
+    place(size, b).map(|s| (s.cell, s.level()))
+}
+
 /// Along one axis, the cell (of reciprocal size `inv`) holding the minimum
 /// corner of the overlap of two boxes starting at `a` and `b`: where the
-/// pairs pass takes a pair across levels (`covering`), and where
-/// [`CellList::given_at`] places it.
+/// pairs pass takes a pair across levels (`covering`).
 #[inline(always)]
 fn corner_cell(a: f32, b: f32, inv: f64) -> i32 {
     floor_i32(f64::from(a.max(b)) * inv)
@@ -711,62 +714,6 @@ impl<const D: usize> CellList<D> {
     #[inline(always)]
     pub fn grid_box(&self, p: usize) -> GridBox<D> {
         GridBox::from_f32(self.min[p], self.max[p])
-    }
-
-    /// True when the pairs pass, [`CellList::partners`], gives the pair of
-    /// slots `p` and `q` (which [`CellList::pairs`]) from `p`'s side: a
-    /// huge slot gives its pairs with every ordinary slot and with the huge
-    /// slots after it; otherwise the finer level gives a pair across levels
-    /// (through the coarser one's cover entries), and on one level the
-    /// earlier slot of a cell, or the slot whose neighbour is a forward
-    /// offset away (two boxes of a level that overlap have their cells at
-    /// most one apart along each axis).
-    #[inline(always)]
-    pub fn gives(&self, p: usize, q: usize) -> bool {
-        let (huge_p, huge_q) = (p >= self.huge, q >= self.huge);
-        if huge_p || huge_q {
-            return huge_p && (!huge_q || q > p);
-        }
-        let (s, t) = (&self.slots[p], &self.slots[q]);
-        if s.level() != t.level() {
-            return s.level() < t.level();
-        }
-        // The last non-zero coordinate of the offset `t - s`: +1 forward.
-        let last = (0..D).fold(0, |last, k| if t.cell[k] != s.cell[k] { t.cell[k] - s.cell[k] } else { last });
-        if last == 0 { q > p } else { last > 0 }
-    }
-
-    /// Where slot `q` comes among the partners of slot `p`, which gives it
-    /// ([`CellList::gives`]): increasing in the order in which
-    /// [`CellList::partners`] gives them (`q` in its low 26 bits, the
-    /// order of the partner's cell above them). That order is: `p`'s own cell, its
-    /// forward neighbours in table order (increasing base-3 code of the
-    /// offset), then each coarser level up, its cells in
-    /// [`for_each_cell`]'s order; slots ascending within each cell (a huge
-    /// slot's partners: slots ascending).
-    #[inline(always)]
-    pub fn given_at(&self, p: usize, q: usize) -> u64 {
-        let q_bits = q as u64;
-        if p >= self.huge {
-            return q_bits;
-        }
-        let (s, t) = (&self.slots[p], &self.slots[q]);
-        let (lp, lq) = (s.level(), t.level());
-        let class = if lp == lq {
-            // 0 for the own cell, else 1 + the offset's code (below 3^D).
-            let code = (0..D).rev().fold(0, |c, k| c * 3 + (t.cell[k] - s.cell[k] + 1) as u64);
-            if t.cell == s.cell { 0 } else { 1 + code }
-        } else {
-            // The cell of level `lq` holding the overlap's minimum corner,
-            // as `covering` finds it, relative to the first of `p`'s cells
-            // there: one bit an axis, the last axis the highest.
-            let inv = self.size.inv(lq as usize);
-            let lo = parent(&s.cell, (lq - lp) as usize);
-            let (a, b) = (&self.min[q], &self.min[p]);
-            let cell = (0..D).rev().fold(0, |c, k| c << 1 | (corner_cell(a[k], b[k], inv) - lo[k]) as u64);
-            (32 + u64::from(lq)) << D | cell
-        };
-        class << SLOT_BITS | q_bits
     }
 
     /// True when the items of slots `p` and `q` are of different groups

@@ -1,5 +1,7 @@
 //! The broad phase's spatial index: a hierarchical uniform grid, hashed,
-//! one slot per box (`cell_list.rs`), walked by rays (`ray_walk.rs`).
+//! one slot per box, rebuilt by a counting sort (`cell_list.rs`) or kept
+//! and updated in place from step to step (`fat_grid.rs`), walked by rays
+//! (`ray_walk.rs`).
 //!
 //! Boxes live on levels of doubling cell size `w_ℓ = w₀·2^ℓ`; each goes to
 //! the level whose cells are at least its extent, where it spans at most
@@ -27,12 +29,14 @@
 
 mod cell;
 mod cell_list;
+mod fat_grid;
 mod grid_box;
 mod near;
 mod ray_walk;
 
 pub(crate) use cell::{CellSize, cell_size_for, morton};
 pub(crate) use cell_list::{CellList, MAX_ITEMS, Spreads};
+pub(crate) use fat_grid::FatGrid;
 pub(crate) use grid_box::GridBox;
 pub(crate) use near::NearLists;
 pub(crate) use ray_walk::walk_ray;

@@ -328,6 +328,12 @@ impl<const D: usize> NearLists<D> {
 /// `spare`, which it swaps with).
 fn compact<const D: usize>(entries: &mut [Near<D>], pool: &mut Pool<D>, spare: &mut Pool<D>) {
     spare.clear();
+    // The spare becomes the pool: room for all the pool had, so that the
+    // pools' capacities never shrink by the swap (a later step that
+    // replays an earlier one must not allocate).
+    spare.slots.reserve(pool.slots.capacity());
+    spare.min.reserve(pool.min.capacity());
+    spare.max.reserve(pool.max.capacity());
     for e in entries.iter_mut().filter(|e| e.len != CROWDED) {
         let start = spare.len;
         for x in e.start as usize..(e.start + e.len) as usize {

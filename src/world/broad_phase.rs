@@ -1,10 +1,11 @@
 //! The broad phase: where the frames are, and which pairs of them may meet.
 //!
 //! [`BroadPhase`] owns the two stores of placed frames (fixed and moving,
-//! in flat arrays), the cell size, the fixed frames' cell list and the
-//! moving frames' one (rebuilt every step unless nothing moves), the near
-//! lists, the pairs remembered apart, the moving bodies' ranks and the
-//! links of large bodies. The world tells it what changed (`changed`, `reposed`,
+//! in flat arrays), the cell size, the fixed frames' cell list, the moving
+//! frames' pair set (`pair_set.rs`, kept from step to step) or, in worlds
+//! with a large body, their cell list (rebuilt every step unless nothing
+//! moves), the near lists, the pairs remembered apart, the moving bodies'
+//! ranks and the links of large bodies. The world tells it what changed (`changed`, `reposed`,
 //! `turns_changed`, `stopped`); a step brings it up to date
 //! (`refresh`, then `update` with the step's motion), reads the candidate
 //! pairs off its lists (`narrow_phase.rs`), then has it follow the moving
@@ -15,7 +16,7 @@
 use super::Motion;
 use super::apart::ApartPairs;
 use super::context::StepContext;
-use super::kept_pairs::KeptPairs;
+use super::pair_set::PairSet;
 use super::spin::frame_box;
 use super::store::{Meta, Store};
 use super::{Slot, Stored};
@@ -74,9 +75,12 @@ pub(super) struct BroadPhase<const D: usize> {
     /// Candidate pairs FMB found apart, and the moving bodies' odometers
     /// (`apart.rs`); it knows itself when store indices or ranks changed.
     pub apart: ApartPairs,
-    /// The moving frames' kept pairs (`kept_pairs.rs`), with this step's
-    /// candidates when they are kept.
-    kept: KeptPairs<D>,
+    /// The moving frames' fat boxes, their persistent grid and pairs
+    /// (`pair_set.rs`): the moving side of worlds without large bodies.
+    pair_set: PairSet<D>,
+    /// True when the last update used the pair set (no large body) rather
+    /// than the moving list and its pairs pass.
+    persistent: bool,
     /// The moving bodies' slots by rank: slot order after a refresh, the
     /// order of their frames in the store after a re-sort.
     pub moving_bodies: Vec<u32>,
@@ -134,7 +138,8 @@ impl<const D: usize> BroadPhase<D> {
             moving_grid: CellList::default(),
             near_fixed: NearLists::default(),
             apart: ApartPairs::default(),
-            kept: KeptPairs::default(),
+            pair_set: PairSet::default(),
+            persistent: false,
             moving_bodies: Vec::new(),
             slot_rank: Vec::new(),
             body_frames: Vec::new(),
@@ -236,8 +241,9 @@ impl<const D: usize> BroadPhase<D> {
     pub fn aborted(&mut self, edits: u64) {
         self.edits = edits;
         self.listed_at = u64::MAX;
+        // The pair set holds for the frames where they are (the step
+        // called off moved none): its pairs and fat boxes stay.
         self.apart.forget();
-        self.kept.forget();
     }
 
     /// The fixed frames' list, when it lists them as they are.
@@ -250,21 +256,36 @@ impl<const D: usize> BroadPhase<D> {
     /// indices. Frames of large bodies may be left out of it
     /// ([`BroadPhase::unlisted`]).
     pub fn moving_list(&self) -> Option<&CellList<D>> {
-        (self.listed_at == self.edits).then_some(&self.moving_grid)
-    }
-
-    /// Whether this step's candidates come from the kept pairs.
-    pub fn kept_pairs_used(&self) -> bool {
-        self.kept.candidates().is_some()
-    }
-
-    /// Where the step's candidate pass finds each slot's moving partners:
-    /// the kept pairs when they are up to date, else the pairs pass.
-    pub fn moving_side(&self) -> MovingSide<'_, D> {
-        match self.kept.candidates() {
-            Some((starts, given)) => MovingSide::Kept(&self.moving_grid, starts, given),
-            None => MovingSide::Pass(&self.moving_grid),
+        if self.listed_at != self.edits {
+            return None;
         }
+        if self.persistent { self.pair_set.swept_list() } else { Some(&self.moving_grid) }
+    }
+
+    /// In the pair set's persistent mode, from a step until anything
+    /// changes, calls `f(i)` once for each moving frame `i` (store index)
+    /// whose fat box, which contains its box now, overlaps `q`, and returns
+    /// true; else calls nothing and returns false.
+    pub fn query_fat(&self, q: &Aabb<D>, f: impl FnMut(u32)) -> bool {
+        self.persistent && self.listed_at == self.edits && self.pair_set.query_fat(&GridBox::new(q), f)
+    }
+
+    /// Whether this step's candidates come from pairs kept from the steps
+    /// before (the pair set's persistent mode).
+    pub fn kept_pairs_used(&self) -> bool {
+        self.persistent && self.pair_set.kept()
+    }
+
+    /// Where the step's candidate pass finds each entry's moving partners:
+    /// the pair set, else the moving list's pass.
+    pub fn moving_side(&self) -> MovingSide<'_, D> {
+        if self.persistent { MovingSide::Set(self.pair_set.side()) } else { MovingSide::Pass(&self.moving_grid) }
+    }
+
+    /// The entries of the step's candidate pass: the moving frames (store
+    /// order) with the pair set, else the moving list's slots.
+    pub fn candidate_entries(&self) -> usize {
+        if self.persistent { self.moving.len() } else { self.moving_grid.len() }
     }
 
     /// True for moving frame `i` of a large body, which the moving list
@@ -289,6 +310,13 @@ impl<const D: usize> BroadPhase<D> {
             None => out.extend(fixed.live().filter(|(f, _)| f.aabb().intersects(aabb)).map(|(_, m)| m.id())),
         }
         let hit = |i: usize| moving.frames[i].aabb().intersects(aabb);
+        if self.query_fat(aabb, |i| {
+            if hit(i as usize) {
+                out.push(moving.meta[i as usize].id());
+            }
+        }) {
+            return;
+        }
         let Some(list) = self.moving_list() else {
             out.extend(moving.live().filter(|(f, _)| f.aabb().intersects(aabb)).map(|(_, m)| m.id()));
             return;
@@ -370,10 +398,10 @@ impl<const D: usize> BroadPhase<D> {
         let cell = self.cell;
         // The moving store is re-sorted every few steps: it keeps its scratch.
         self.store_mut(motion).compact(&cell, motion == Motion::Moving, |m, i| tell(slots, m, i));
-        // Store indices changed: the pairs remembered apart and the kept
-        // pairs name others.
+        // Store indices changed: the pairs remembered apart and the pair
+        // set name others.
         self.apart.forget();
-        self.kept.forget();
+        self.pair_set.forget();
         if motion == Motion::Moving {
             self.unsorted_steps = 0;
         }
@@ -384,22 +412,14 @@ impl<const D: usize> BroadPhase<D> {
     /// narrow phase whose rejections are remembered.
     pub fn update(&mut self, ctx: &StepContext<'_, D>, coherent: bool) {
         self.start_coherence(ctx, coherent);
-        let built = self.list_moving(ctx);
-        // A list kept as it is keeps its kept pairs' candidates too.
-        if built || !self.kept_pairs_used() {
-            self.keep_pairs();
+        self.persistent = self.largest_body < LARGE_BODY;
+        if self.persistent {
+            self.pair_set.update(&self.moving, self.cell, ctx, self.largest_body > 1);
+        } else {
+            self.pair_set.forget();
+            self.list_moving(ctx);
         }
         self.refresh_near_fixed(ctx);
-    }
-
-    /// Step 3a: the kept pairs follow the moving list (`kept_pairs.rs`),
-    /// when every moving frame is in it (no large body).
-    fn keep_pairs(&mut self) {
-        if self.largest_body >= LARGE_BODY {
-            self.kept.forget();
-        } else {
-            self.kept.update(&self.moving_grid);
-        }
     }
 
     /// Step 1b: the odometers of temporal coherence (`apart.rs`) take this
@@ -420,13 +440,13 @@ impl<const D: usize> BroadPhase<D> {
     /// to their own body's frames, which they never pair with: such a frame
     /// enters the grid only if its box reaches another body's box or a fixed
     /// frame. Otherwise it cannot pair with anything, so leaving it out
-    /// changes no answer. False when the list is kept as it is instead.
-    fn list_moving(&mut self, ctx: &StepContext<'_, D>) -> bool {
+    /// changes no answer. A still list of still frames is kept as it is.
+    fn list_moving(&mut self, ctx: &StepContext<'_, D>) {
         let still = ctx.still();
         if still && self.listed_still && self.listed_at == self.edits {
             // Built from these frames, unmoved, with these displacements:
             // a build would give the list as it is.
-            return false;
+            return;
         }
         self.listed_still = still;
         let swept = |f: &Frame<D>, m: &Meta| frame_box(ctx.spins, f, m, &ctx.shifts[m.rank as usize]);
@@ -448,7 +468,6 @@ impl<const D: usize> BroadPhase<D> {
         let body = |k: usize| moving.meta[active[k] as usize].rank;
         let group: Option<&dyn Fn(usize) -> u32> = (self.largest_body > 1).then_some(&body);
         self.moving_grid.build(self.cell, active.len(), item, group);
-        true
     }
 
     /// The moving frames that enter the list when some body is large: every
@@ -562,7 +581,11 @@ impl<const D: usize> BroadPhase<D> {
     pub fn follow(&mut self, slots: &mut [Slot<D>], shifts: &mut [[f64; D]], scratch: &mut Vec<[f64; D]>) {
         self.listed_at = self.edits;
         self.unsorted_steps = self.unsorted_steps.wrapping_add(1);
-        if self.moving_fresh && (self.unsorted_steps == 1 || self.unsorted_steps.is_multiple_of(RESORT_STEPS)) {
+        // The pair set keeps the store's order (compaction's, spatial).
+        if !self.persistent
+            && self.moving_fresh
+            && (self.unsorted_steps == 1 || self.unsorted_steps.is_multiple_of(RESORT_STEPS))
+        {
             self.follow_slot_order(slots, shifts, scratch);
         }
     }
@@ -577,7 +600,6 @@ impl<const D: usize> BroadPhase<D> {
         }
         let list = &self.moving_grid;
         self.moving.reorder((0..list.len()).map(|p| list.item(p)), |m, i| tell(slots, m, i));
-        self.kept.renumber(list);
         // The frame of slot `p` is now at store index `p`: the list's ids
         // follow, so that queries after the step still name store indices.
         self.moving_grid.number_items_by_slot();
@@ -649,7 +671,7 @@ impl<const D: usize> BroadPhase<D> {
             + self.moving_grid.memory()
             + self.near_fixed.memory()
             + self.apart.memory()
-            + self.kept.memory()
+            + self.pair_set.memory()
             + self.proximity_grid.memory()
             + self.body_grid.memory()
             + (self.active.capacity() + self.body_frames.capacity()) * 4
@@ -750,6 +772,9 @@ impl<const D: usize> BroadPhase<D> {
                 assert_eq!(self.slot_rank.get(slot as usize), Some(&(r as u32)), "slot_rank inverts the ranks");
             }
             self.apart.validate(moving.len(), bodies);
+            if self.pair_set.is_valid() && self.pair_set.len() == moving.len() {
+                self.pair_set.validate(|i| moving.meta[i].rank);
+            }
         }
         if let Some(list) = self.moving_list() {
             assert!((0..list.len()).all(|p| (list.item(p) as usize) < self.moving.len()), "list ids are store indices");

@@ -192,7 +192,7 @@ impl<const D: usize> NarrowPhase<D> {
         // The chunks are written again: the last step's are lost.
         self.repeatable = None;
         self.repeated = false;
-        let n = broad.moving_grid.len();
+        let n = broad.candidate_entries();
         let count = n.div_ceil(CHUNK);
         // The last step's chunks become the resting contacts; this step
         // writes in the chunks of the step before.
@@ -362,6 +362,17 @@ fn contacts_in<const D: usize>(
             if sf.is_some() || sg.is_some() {
                 return spinning_contact(detail, f, sf, &partner_frame(partner), sg, tolerance);
             }
+        }
+        if detail == ContactDetail::Candidates {
+            // The swept boxes' overlap: no partner frame to move.
+            let g = match partner {
+                Partner::Moving(j) => {
+                    let m = &moving.meta[j as usize];
+                    moving.frames[j as usize].aabb().swept(&shifts[m.rank as usize])
+                }
+                Partner::Fixed(k) => fixed.frames[k as usize].aabb(),
+            };
+            return f.aabb().intersection(&g).map(|b| (b, [0.0, 1.0]));
         }
         if !coherent {
             return contact_of(detail, f, &partner_frame(partner));

@@ -4,7 +4,9 @@
 //! A ray walks the cell lists (`grid/ray_walk.rs`: the fixed frames' list,
 //! and the step's moving list while it is current, whose swept boxes
 //! contain the frames' boxes now), cell by cell along the ray on each
-//! level, and each frame found is tested exactly (`query/ray.rs`). A frame
+//! level, and each frame found is tested exactly (`query/ray.rs`). Moving
+//! frames kept in the pair set's persistent grid are those whose fat boxes
+//! meet the ray's box. A frame
 //! the ray enters in a cell is listed in that cell's block, so once a cell
 //! starts beyond the best hit so far, no later frame can beat it and the
 //! walk stops. Frames outside the lists (of large moving bodies, or all of
@@ -150,6 +152,13 @@ impl<const D: usize> World<D> {
                 visit(fixed.meta[k].id(), &fixed.frames[k])
             }),
             None => all(fixed, &mut visit),
+        }
+        // The pair set's fat boxes: those the ray's box meets.
+        let reach = Aabb { min: origin, max: origin }.swept(&dir.map(|x| x * max_time));
+        if self.broad.query_fat(&reach, |i| {
+            visit(moving.meta[i as usize].id(), &moving.frames[i as usize]);
+        }) {
+            return;
         }
         let Some(list) = self.broad.moving_list() else {
             all(moving, &mut visit);

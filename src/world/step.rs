@@ -1,23 +1,30 @@
 //! `World::step`: the per-step pipeline.
 //!
+//! 0. A step that moves nothing after one that moved nothing, with nothing
+//!    changed since, gives the last step's results again
+//!    (`NarrowPhase::can_repeat`): nothing moved, nothing done.
 //! 1. Validate the step and every displacement (nothing changes on error);
 //!    when no moving body was added or removed since the last step, in one
 //!    pass over the contiguous moving store.
 //! 2. Sweep each moving frame's box by its body's displacement.
-//! 3. Cell lists (`grid/cell_list.rs`): the moving frames' list is rebuilt
-//!    every step (one slot per frame, counting sort by cell, buffers
-//!    reused) but while nothing moves nor changes (kept as it is); the
-//!    fixed frames' list only when fixed bodies change.
-//!    Frames of bodies with many frames (meshes) enter the moving list only
-//!    when their box reaches another body or a fixed frame.
-//!    Each moving frame's near list into the fixed list (`grid/near.rs`)
-//!    is looked up again only when its swept box leaves its fat box.
-//! 4. Candidate pairs (`pairs.rs`), in one spatially coherent pass over the
-//!    moving list's slots: moving partners from the neighbouring cells (or
-//!    from the pairs kept while few frames' boxes change, `kept_pairs.rs`),
-//!    fixed partners from the near lists, each pair once; frames of one body
-//!    (grouped in the list, so their boxes are not even compared) and
-//!    filtered bodies are skipped.
+//! 3. The moving side: without large bodies, the pair set
+//!    (`pair_set.rs`): each frame's swept box against its fat box; the
+//!    frames that left theirs look up their pairs in a grid kept from step
+//!    to step (`grid/fat_grid.rs`), the others keep theirs; or, while most
+//!    frames leave their fat boxes, a cell list of the swept boxes is built
+//!    and passed over (`grid/cell_list.rs`). With a large body (a mesh), the
+//!    moving frames' cell list is rebuilt every step (one slot per frame,
+//!    counting sort by cell, buffers reused; kept as it is while nothing
+//!    moves nor changes), and a mesh's frames enter it only when their box
+//!    reaches another body or a fixed frame. The fixed frames' list is
+//!    rebuilt only when fixed bodies change; each moving frame's near list
+//!    into it (`grid/near.rs`) is looked up again only when its swept box
+//!    leaves its fat box.
+//! 4. Candidate pairs (`pairs.rs`), entry by entry (the moving frames in
+//!    store order, or the moving list's slots): moving partners from the
+//!    pair set or the neighbouring cells, fixed partners from the near
+//!    lists, each pair once; frames of one body and filtered bodies are
+//!    skipped.
 //! 5. The narrow phase on each candidate, as the world's
 //!    [`ContactDetail`] asks: FMB with the exact box
 //!    (`intersect`), FMB's interval alone (`overlap_interval`), or none;
@@ -25,14 +32,15 @@
 //!    travelled since are skipped, and pairs it rejects remembered
 //!    (`apart.rs`); a pair of frames at rest takes the last step's contact
 //!    (`resting.rs`).
-//! 6. Contacts in a deterministic order (the list's slot order, whatever
-//!    the thread count), then body pairs and started/ended events.
+//! 6. Contacts in a deterministic order (the entries' order, whatever the
+//!    thread count and the world's history), then body pairs and
+//!    started/ended events.
 //! 7. Moving bodies advance by their displacement.
 //!
-//! Steps 4–5 run in parallel chunks of slots with the `parallel` feature;
-//! each chunk writes its own reused buffer, concatenated in order.
+//! Steps 4–5 run in parallel chunks of entries with the `parallel`
+//! feature; each chunk writes its own reused buffer, concatenated in order.
 //!
-//! Who does what: step 1 here, with the step's motion into
+//! Who does what: steps 0–1 here, with the step's motion into
 //! `StepMotion` (`context.rs`); the broad phase's `refresh` (the stores)
 //! and `update` (steps 1b–3, given the `StepContext`); the narrow phase's
 //! `find_contacts` and `update_events` (steps 4–6); step 7 here, then the

@@ -15,6 +15,7 @@ mod distributed;
 mod hostile;
 mod kept_pairs;
 mod model;
+mod pair_set;
 mod pose_rows;
 mod resting;
 mod runaway;

@@ -1,0 +1,324 @@
+//! The persistent hashed grid: each moving frame's fat box kept in the
+//! cells it overlaps from step to step, moved only when its cells change.
+//!
+//! The levels and cells are the cell list's (`cell_list.rs`): a box goes to
+//! the level where it spans at most two cells per axis. Here it is listed
+//! in each of those cells (one to `2^D`, Mantel's multi-reference grid),
+//! so that a query reads only the cells its own box overlaps on each level
+//! and takes a frame met in several of them in the one holding the
+//! minimum corner of the two boxes' overlap: each once, with no set.
+//!
+//! Where the cell list is rebuilt by a counting sort each time, this grid
+//! is updated in place: a hash map from the occupied cells to the first
+//! entry of each, and per frame its cells and, per entry (a frame in one of
+//! its cells), the links of the cell's list: intrusive, in arrays of `2^D`
+//! entries a frame, so a frame moves between cells in O(1) with no
+//! allocation, and an emptied cell leaves the map. Nothing moved: nothing
+//! done. The boxes are the caller's (`world/pair_set.rs` keeps them), read
+//! by the queries.
+
+use hashbrown::HashMap;
+
+use super::cell::{CellSize, MAX_LEVELS, cell_count, floor_i32, for_each_cell};
+use super::cell_list::cell_and_level;
+use super::grid_box::GridBox;
+
+/// No entry (an empty link).
+const NONE: u32 = u32::MAX;
+
+/// The level of the frames no level fits (a manual cell size far below
+/// their size): they are listed apart and met by every query.
+const HUGE: u32 = u32::MAX;
+
+/// The level of a frame not placed yet.
+const UNPLACED: u32 = u32::MAX - 1;
+
+/// A query visiting more cells of a level than this many times the level's
+/// frames walks the occupied cells instead (a huge box over fine cells).
+const WALK_CELLS: u64 = 4;
+
+/// A cell of a level.
+type Key<const D: usize> = ([i32; D], u32);
+
+/// Where a frame is: the first of its cells, its level, and one bit per
+/// axis set when it spans into the next cell along that axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Home<const D: usize> {
+    cell: [i32; D],
+    level: u32,
+    spans: u32,
+}
+
+impl<const D: usize> Home<D> {
+    const UNPLACED: Self = Home { cell: [0; D], level: UNPLACED, spans: 0 };
+
+    /// The home of fat box `b` on cells of `size`.
+    fn of(size: &CellSize, b: &GridBox<D>) -> Self {
+        match cell_and_level(size, b) {
+            Some((cell, level)) => {
+                let top = size.cell_of(&b.max(), level as usize);
+                let spans = (0..D).fold(0, |s, k| s | u32::from(top[k] > cell[k]) << k);
+                Home { cell, level, spans }
+            }
+            None => Home { cell: [0; D], level: HUGE, spans: 0 },
+        }
+    }
+
+    /// Its cells, one entry slot each (`k`: which of the `2^D`).
+    fn cells(&self) -> impl Iterator<Item = (u32, [i32; D])> + '_ {
+        (0..1u32 << D)
+            .filter(|k| k & !self.spans == 0)
+            .map(|k| (k, std::array::from_fn(|a| self.cell[a] + ((k >> a) & 1) as i32)))
+    }
+}
+
+/// Frames (by index) in the cells of their fat boxes.
+#[derive(Clone, Debug)]
+pub(crate) struct FatGrid<const D: usize> {
+    size: CellSize,
+    /// Occupied cells: the first entry of each cell's list.
+    heads: HashMap<Key<D>, u32>,
+    /// Per frame: its cells.
+    home: Vec<Home<D>>,
+    /// Per entry (`frame << D | k`): the next and previous entries of its
+    /// cell's list.
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    /// The huge frames.
+    huge: Vec<u32>,
+    /// Frames placed on each level.
+    per_level: [u32; MAX_LEVELS],
+}
+
+impl<const D: usize> Default for FatGrid<D> {
+    fn default() -> Self {
+        FatGrid {
+            size: CellSize::new(1.0),
+            heads: HashMap::new(),
+            home: Vec::new(),
+            next: Vec::new(),
+            prev: Vec::new(),
+            huge: Vec::new(),
+            per_level: [0; MAX_LEVELS],
+        }
+    }
+}
+
+impl<const D: usize> FatGrid<D> {
+    /// Empties the grid for `n` frames, none placed, on cells of `size`
+    /// (buffers kept).
+    pub fn reset(&mut self, size: CellSize, n: usize) {
+        self.size = size;
+        self.heads.clear();
+        self.home.clear();
+        self.home.resize(n, Home::UNPLACED);
+        self.next.clear();
+        self.next.resize(n << D, NONE);
+        self.prev.clear();
+        self.prev.resize(n << D, NONE);
+        self.huge.clear();
+        self.per_level = [0; MAX_LEVELS];
+    }
+
+    /// Puts frame `i` in the cells of its (new) fat box `b`: nothing to do
+    /// when they are its cells already.
+    pub fn place(&mut self, i: u32, b: &GridBox<D>) {
+        let home = Home::of(&self.size, b);
+        let old = self.home[i as usize];
+        if old == home {
+            return;
+        }
+        match old.level {
+            UNPLACED => {}
+            HUGE => self.huge.retain(|&j| j != i),
+            l => {
+                self.per_level[l as usize] -= 1;
+                for (k, cell) in old.cells() {
+                    self.unlink(i << D | k, (cell, l));
+                }
+            }
+        }
+        match home.level {
+            HUGE => self.huge.push(i),
+            l => {
+                self.per_level[l as usize] += 1;
+                for (k, cell) in home.cells() {
+                    self.link(i << D | k, (cell, l));
+                }
+            }
+        }
+        self.home[i as usize] = home;
+    }
+
+    /// Room in the map for twice the cells occupied: their count changes
+    /// with the frames' history, and a full map allocates when it grows.
+    pub fn keep_headroom(&mut self) {
+        if 2 * self.heads.len() > self.heads.capacity() {
+            self.heads.reserve(self.heads.len());
+        }
+    }
+
+    /// Takes entry `e` out of the list of cell `key`.
+    fn unlink(&mut self, e: u32, key: Key<D>) {
+        let (prev, next) = (self.prev[e as usize], self.next[e as usize]);
+        if next != NONE {
+            self.prev[next as usize] = prev;
+        }
+        if prev != NONE {
+            self.next[prev as usize] = next;
+        } else if next == NONE {
+            self.heads.remove(&key);
+        } else {
+            self.heads.insert(key, next);
+        }
+    }
+
+    /// Puts entry `e` first in the list of cell `key`.
+    fn link(&mut self, e: u32, key: Key<D>) {
+        let head = match self.heads.get_mut(&key) {
+            Some(h) => std::mem::replace(h, e),
+            None => {
+                self.heads.insert(key, e);
+                NONE
+            }
+        };
+        self.next[e as usize] = head;
+        self.prev[e as usize] = NONE;
+        if head != NONE {
+            self.prev[head as usize] = e;
+        }
+    }
+
+    /// Calls `f(j)` once for each frame `j` whose fat box, `min[j]..max[j]`
+    /// (the boxes the frames were placed with), overlaps `q` (closed
+    /// test), in no particular order.
+    #[inline]
+    pub fn query(&self, q: &GridBox<D>, min: &[[f32; D]], max: &[[f32; D]], mut f: impl FnMut(u32)) {
+        let (qmin, qmax) = (q.min_f32(), q.max_f32());
+        let overlaps = |j: usize| (0..D).fold(true, |o, k| o & (min[j][k] <= qmax[k]) & (qmin[k] <= max[j][k]));
+        for (l, &count) in self.per_level.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let inv = self.size.inv(l);
+            let lo: [i32; D] = std::array::from_fn(|k| floor_i32(f64::from(qmin[k]) * inv));
+            let hi: [i32; D] = std::array::from_fn(|k| floor_i32(f64::from(qmax[k]) * inv));
+            // A frame met in several cells is taken in the one holding the
+            // minimum corner of the overlap (inside both boxes: one cell).
+            let mut visit = |cell: &[i32; D], mut e: u32| {
+                while e != NONE {
+                    let j = (e >> D) as usize;
+                    if overlaps(j) && (0..D).all(|k| floor_i32(f64::from(min[j][k].max(qmin[k])) * inv) == cell[k]) {
+                        f(j as u32);
+                    }
+                    e = self.next[e as usize];
+                }
+            };
+            let level = l as u32;
+            if cell_count(&lo, &hi) > WALK_CELLS * u64::from(count) {
+                // More cells in the range than frames on the level.
+                for (key, &head) in &self.heads {
+                    if key.1 == level && (0..D).all(|k| lo[k] <= key.0[k] && key.0[k] <= hi[k]) {
+                        visit(&key.0, head);
+                    }
+                }
+                continue;
+            }
+            for_each_cell(&lo, &hi, |cell| {
+                if let Some(&head) = self.heads.get(&(cell, level)) {
+                    visit(&cell, head);
+                }
+            });
+        }
+        for &j in &self.huge {
+            if overlaps(j as usize) {
+                f(j);
+            }
+        }
+    }
+
+    /// Bytes held.
+    pub fn memory(&self) -> usize {
+        self.heads.capacity() * (size_of::<Key<D>>() + 4 + 1)
+            + self.home.capacity() * size_of::<Home<D>>()
+            + (self.next.capacity() + self.prev.capacity() + self.huge.capacity()) * 4
+    }
+
+    /// Panics unless every frame `i` is in the lists of the cells of
+    /// `fat(i)`, once each, and every list is well linked. Linear in the
+    /// frames.
+    pub fn validate(&self, fat: impl Fn(usize) -> GridBox<D>) {
+        let mut seen = vec![false; self.next.len()];
+        let mut per_level = [0u32; MAX_LEVELS];
+        for (&key, &head) in &self.heads {
+            assert_ne!(head, NONE, "an empty cell left in the map");
+            let (mut e, mut prev) = (head, NONE);
+            while e != NONE {
+                assert!(!std::mem::replace(&mut seen[e as usize], true), "entry {e} listed twice");
+                assert_eq!(self.prev[e as usize], prev, "entry {e}'s back link");
+                let home = &self.home[(e >> D) as usize];
+                let cell = home.cells().find(|(k, _)| *k == e & ((1 << D) - 1)).map(|(_, c)| c);
+                assert_eq!((cell, home.level), (Some(key.0), key.1), "entry {e} in the list of its cell");
+                (prev, e) = (e, self.next[e as usize]);
+            }
+        }
+        for (i, home) in self.home.iter().enumerate() {
+            assert_eq!(*home, Home::of(&self.size, &fat(i)), "frame {i} in the cells of its fat box");
+            match home.level {
+                HUGE => assert_eq!(self.huge.iter().filter(|&&j| j as usize == i).count(), 1, "huge frame {i}"),
+                l => {
+                    per_level[l as usize] += 1;
+                    let listed = home.cells().all(|(k, _)| seen[i << D | k as usize]);
+                    assert!(listed, "frame {i} in each of its cells");
+                }
+            }
+        }
+        assert_eq!(per_level, self.per_level, "frames per level");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aabb::Aabb;
+    use crate::grid::random_boxes;
+
+    /// Queries find every box overlapping theirs (brute force), each once,
+    /// while boxes move between cells and levels, on a fine, a usual and a
+    /// hopeless (every box huge) cell size.
+    #[test]
+    fn queries_find_every_overlapping_box_once_as_boxes_move() {
+        for (base, seed) in [(0.5, 1), (7.0, 2), (1e-300, 3)] {
+            let mut boxes: Vec<GridBox<3>> = random_boxes(1500, seed, 50.0).iter().map(GridBox::new).collect();
+            let mut grid = FatGrid::default();
+            grid.reset(CellSize::new(base), boxes.len());
+            for (i, b) in boxes.iter().enumerate() {
+                grid.place(i as u32, b);
+            }
+            let moved = random_boxes(boxes.len(), seed + 10, 60.0);
+            for round in 0..3 {
+                grid.validate(|i| boxes[i]);
+                let queries = random_boxes(200, seed + 20 + round, 60.0);
+                let huge = Aabb { min: [-1e9, -0.5, -0.5], max: [1e9, 0.5, 0.5] };
+                for q in queries.iter().chain([&huge]).map(GridBox::new) {
+                    let mut got = Vec::new();
+                    let min: Vec<[f32; 3]> = boxes.iter().map(GridBox::min_f32).collect();
+                    let max: Vec<[f32; 3]> = boxes.iter().map(GridBox::max_f32).collect();
+                    grid.query(&q, &min, &max, |j| got.push(j));
+                    let n = got.len();
+                    got.sort_unstable();
+                    got.dedup();
+                    assert_eq!(got.len(), n, "a frame met twice (base {base})");
+                    let want: Vec<u32> =
+                        (0..boxes.len() as u32).filter(|&j| boxes[j as usize].intersects(&q)).collect();
+                    assert_eq!(got, want, "base {base}, round {round}");
+                }
+                // A third of the boxes move (some far, some to another level).
+                for i in (round as usize..boxes.len()).step_by(3) {
+                    boxes[i] = GridBox::new(&moved[i]);
+                    grid.place(i as u32, &boxes[i]);
+                }
+            }
+        }
+    }
+}
