@@ -88,11 +88,13 @@ impl<const D: usize> SetSide<'_, D> {
 }
 
 /// Calls `f(a, partner)` for each candidate pair whose first moving item
-/// (`a`, its id) sits in `range` of the cell list's slots. Over all slots, every pair of
-/// overlapping (rounded) boxes, moving–moving (but for items of one group)
-/// and moving–fixed, comes out once; a moving item's moving partners come
-/// first, in the pass's order ([`CellList::given_at`]), then its fixed
-/// ones, in the fixed list's slot order. `scratch` is reused.
+/// (`a`, its id) is one of the entries `range` (moving frames in store
+/// order with the pair set, else the cell list's slots). Over all entries,
+/// every pair of overlapping (rounded) boxes, moving–moving (but for items
+/// of one group) and moving–fixed, comes out once; an entry's moving
+/// partners come first (ascending with the pair set, in the pass's order
+/// otherwise), then its fixed ones, in the fixed list's slot order.
+/// `scratch` is reused.
 pub(crate) fn for_each_candidate<const D: usize>(
     moving: MovingSide<'_, D>,
     fixed: FixedSide<'_, D>,
