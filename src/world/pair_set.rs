@@ -261,7 +261,8 @@ impl<const D: usize> PairSet<D> {
                 *left = true;
             }
         };
-        let frames = moving.frames.iter().zip(&moving.meta);
+        // The same zip of the boxes, the flags and the frames, in parallel
+        // or not.
         #[cfg(feature = "parallel")]
         self.swept_min
             .par_iter_mut()
@@ -272,8 +273,6 @@ impl<const D: usize> PairSet<D> {
             .zip(moving.frames.par_iter().zip(&moving.meta))
             .with_min_len(CHUNK)
             .for_each(|(x, y)| one(x, y));
-        #[cfg(feature = "parallel")]
-        drop(frames);
         #[cfg(not(feature = "parallel"))]
         self.swept_min
             .iter_mut()
@@ -281,7 +280,7 @@ impl<const D: usize> PairSet<D> {
             .zip(self.fat_min.iter_mut())
             .zip(self.fat_max.iter_mut())
             .zip(self.left.iter_mut())
-            .zip(frames)
+            .zip(moving.frames.iter().zip(&moving.meta))
             .for_each(|(x, y)| one(x, y));
     }
 
