@@ -122,11 +122,12 @@ impl<const D: usize> Aabb<D> {
     #[inline]
     pub fn swept(mut self, d: &[f64; D]) -> Self {
         for i in 0..D {
-            if d[i] < 0.0 {
-                self.min[i] += d[i];
-            } else {
-                self.max[i] += d[i];
-            }
+            // Without branches (the sign is unpredictable): the side that
+            // does not move adds `-0.0`, which leaves every value as it is,
+            // zeros' signs included.
+            let back = d[i] < 0.0;
+            self.min[i] += if back { d[i] } else { -0.0 };
+            self.max[i] += if back { -0.0 } else { d[i] };
         }
         self
     }

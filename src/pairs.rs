@@ -76,13 +76,19 @@ impl<const D: usize> SetSide<'_, D> {
     #[inline(always)]
     pub fn partners(&self, a: usize, mut f: impl FnMut(u32)) {
         let (lo, hi) = (&self.swept_min[a], &self.swept_max[a]);
-        for &k in &self.pairs[self.starts[a] as usize..self.starts[a + 1] as usize] {
-            let b = k as u32;
-            let (b_lo, b_hi) = (&self.swept_min[b as usize], &self.swept_max[b as usize]);
-            // Non-short-circuit: the outcome is unpredictable.
-            if (0..D).fold(true, |o, k| o & (lo[k] <= b_hi[k]) & (b_lo[k] <= hi[k])) {
-                f(b);
+        // The outcome is unpredictable (about half the kept pairs overlap
+        // this step): the overlapping ones are gathered without a branch,
+        // a batch at a time, then handed on.
+        let mut batch = [0u32; 32];
+        for pairs in self.pairs[self.starts[a] as usize..self.starts[a + 1] as usize].chunks(32) {
+            let mut n = 0;
+            for &k in pairs {
+                let b = k as u32;
+                let (b_lo, b_hi) = (&self.swept_min[b as usize], &self.swept_max[b as usize]);
+                batch[n] = b;
+                n += usize::from((0..D).fold(true, |o, k| o & (lo[k] <= b_hi[k]) & (b_lo[k] <= hi[k])));
             }
+            batch[..n].iter().for_each(|&b| f(b));
         }
     }
 }

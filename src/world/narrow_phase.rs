@@ -338,6 +338,9 @@ fn contacts_in<const D: usize>(
     entries: std::ops::Range<usize>,
     chunk: &mut Chunk<D>,
 ) -> bool {
+    if how.detail == ContactDetail::Candidates && ctx.spins.is_empty() {
+        return candidates_in(broad, ctx, entries, chunk);
+    }
     let (out, keys) = (&mut chunk.contacts, &mut chunk.keys);
     let mut fits = true;
     let (moving, fixed) = (&broad.moving, &broad.fixed);
@@ -364,7 +367,8 @@ fn contacts_in<const D: usize>(
             }
         }
         if detail == ContactDetail::Candidates {
-            // The swept boxes' overlap: no partner frame to move.
+            // The swept boxes' overlap when other bodies turn
+            // (`candidates_in` when none does): no partner frame to move.
             let g = match partner {
                 Partner::Moving(j) => {
                     let m = &moving.meta[j as usize];
@@ -416,18 +420,78 @@ fn contacts_in<const D: usize>(
         };
         let hit = me.pairs_with(other).then(|| narrow(item, me.rank, key, rank, frame, partner));
         if let Some(Some((aabb, time))) = hit {
-            let (a, b) = (me.id(), other.id());
-            let (a, b) = if a < b { (a, b) } else { (b, a) };
-            if (out.len() < out.capacity() || grow(out)) && (keys.len() < keys.capacity() || grow(keys)) {
-                out.push(Contact { a, b, aabb, time });
-                keys.push(u64::from(item) << 32 | u64::from(key));
-            } else {
-                fits = false;
-            }
+            fits &= push_contact(out, keys, me, other, aabb, time, u64::from(item) << 32 | u64::from(key));
         }
     });
     chunk.reused += reused.get();
     fits
+}
+
+/// [`contacts_in`] in the [`ContactDetail::Candidates`] detail when no body
+/// turns: each candidate's swept boxes (in `f64`, from the frames' boxes)
+/// and their overlap, with no frame copied or moved.
+fn candidates_in<const D: usize>(
+    broad: &BroadPhase<D>,
+    ctx: &StepContext<'_, D>,
+    entries: std::ops::Range<usize>,
+    chunk: &mut Chunk<D>,
+) -> bool {
+    let (out, keys) = (&mut chunk.contacts, &mut chunk.keys);
+    let (moving, fixed, shifts) = (&broad.moving, &broad.fixed, ctx.shifts);
+    let swept = |i: u32, m: &Meta| moving.frames[i as usize].aabb().swept(&shifts[m.rank as usize]);
+    let mut fits = true;
+    // The swept box of the last entry, reused by its partners.
+    let mut current: Option<(u32, Aabb<D>)> = None;
+    let fixed_side = FixedSide { list: &broad.static_grid, near: &broad.near_fixed };
+    for_each_candidate(broad.moving_side(), fixed_side, entries, &mut chunk.fixed, |item, partner| {
+        let me = &moving.meta[item as usize];
+        let (other, key, g) = match partner {
+            Partner::Moving(j) => {
+                let other = &moving.meta[j as usize];
+                (other, moving_key(j), swept(j, other))
+            }
+            Partner::Fixed(k) => (&fixed.meta[k as usize], fixed_key(k), fixed.frames[k as usize].aabb()),
+        };
+        if !me.pairs_with(other) {
+            return;
+        }
+        let f = match current {
+            Some((c, b)) if c == item => b,
+            _ => current.insert((item, swept(item, me))).1,
+        };
+        if let Some(aabb) = f.intersection(&g) {
+            fits &= push_contact(out, keys, me, other, aabb, [0.0, 1.0], u64::from(item) << 32 | u64::from(key));
+        }
+    });
+    fits
+}
+
+/// Appends the contact of the frames of `me` and `other` and its pair key
+/// (the entry and its partner's key), growing the buffers fallibly: false
+/// when memory ran out.
+#[inline(always)]
+fn push_contact<const D: usize>(
+    out: &mut Vec<Contact<D>>,
+    keys: &mut Vec<u64>,
+    me: &Meta,
+    other: &Meta,
+    aabb: Aabb<D>,
+    time: [f64; 2],
+    key: u64,
+) -> bool {
+    // The two ids in order (`FrameId`'s: slot, generation, frame), chosen
+    // without a branch: which comes first is a coin toss.
+    let order = |m: &Meta| u128::from(m.slot) << 64 | u128::from(m.generation) << 32 | u128::from(m.frame);
+    let (first, second) = if order(other) < order(me) { (other, me) } else { (me, other) };
+    let (a, b) = (first.id(), second.id());
+    debug_assert!(a < b);
+    if (out.len() < out.capacity() || grow(out)) && (keys.len() < keys.capacity() || grow(keys)) {
+        out.push(Contact { a, b, aabb, time });
+        keys.push(key);
+        true
+    } else {
+        false
+    }
 }
 
 /// A candidate's partner frame: a moving one moved by its body's
