@@ -100,14 +100,16 @@ impl<const D: usize> SetSide<'_, D> {
 /// of one group) and moving–fixed, comes out once; an entry's moving
 /// partners come first (ascending with the pair set, in the pass's order
 /// otherwise), then its fixed ones, in the fixed list's slot order.
-/// `scratch` is reused.
+/// `scratch` is reused, and grows fallibly: false when it did not fit in
+/// memory (the enumeration stopped there).
+#[must_use]
 pub(crate) fn for_each_candidate<const D: usize>(
     moving: MovingSide<'_, D>,
     fixed: FixedSide<'_, D>,
     range: Range<usize>,
     scratch: &mut Vec<u32>,
     f: impl FnMut(u32, Partner),
-) {
+) -> bool {
     // One function per source, so that each is compiled as if alone.
     match moving {
         MovingSide::Pass(list) => passed(list, fixed, range, scratch, f),
@@ -122,16 +124,17 @@ fn from_set<const D: usize>(
     range: Range<usize>,
     scratch: &mut Vec<u32>,
     mut f: impl FnMut(u32, Partner),
-) {
+) -> bool {
     let any_fixed = !fixed.list.is_empty();
     for a in range {
         // Store indices fit `u32` (`MAX_ITEMS`).
         let item = a as u32;
         set.partners(a, |b| f(item, Partner::Moving(b)));
-        if any_fixed {
-            fixed_near(fixed, item, &set.swept_box(a), scratch, &mut f);
+        if any_fixed && !fixed_near(fixed, item, &set.swept_box(a), scratch, &mut f) {
+            return false;
         }
     }
+    true
 }
 
 /// [`for_each_candidate`] through the pairs pass.
@@ -141,19 +144,21 @@ fn passed<const D: usize>(
     range: Range<usize>,
     scratch: &mut Vec<u32>,
     mut f: impl FnMut(u32, Partner),
-) {
+) -> bool {
     let any_fixed = !fixed.list.is_empty();
     let mut spreads = Spreads::default();
     for p in range {
         let a = list.item(p);
         list.partners(p, &mut spreads, |q| f(a, Partner::Moving(list.item(q))));
-        if any_fixed {
-            fixed_partners(list, fixed, p, scratch, &mut f);
+        if any_fixed && !fixed_partners(list, fixed, p, scratch, &mut f) {
+            return false;
         }
     }
+    true
 }
 
-/// Calls `f(a, partner)` for the fixed partners of slot `p` (item `a`).
+/// Calls `f(a, partner)` for the fixed partners of slot `p` (item `a`);
+/// false when `scratch` did not fit in memory.
 #[inline(always)]
 fn fixed_partners<const D: usize>(
     list: &CellList<D>,
@@ -161,12 +166,12 @@ fn fixed_partners<const D: usize>(
     p: usize,
     scratch: &mut Vec<u32>,
     f: &mut impl FnMut(u32, Partner),
-) {
-    fixed_near(fixed, list.item(p), &list.grid_box(p), scratch, f);
+) -> bool {
+    fixed_near(fixed, list.item(p), &list.grid_box(p), scratch, f)
 }
 
 /// Calls `f(a, partner)` for the fixed partners of moving item `a`, whose
-/// swept box is `q`.
+/// swept box is `q`; false when `scratch` did not fit in memory.
 #[inline(always)]
 fn fixed_near<const D: usize>(
     fixed: FixedSide<'_, D>,
@@ -174,8 +179,8 @@ fn fixed_near<const D: usize>(
     q: &GridBox<D>,
     scratch: &mut Vec<u32>,
     f: &mut impl FnMut(u32, Partner),
-) {
-    fixed.near.for_each(fixed.list, a as usize, q, scratch, |s| f(a, Partner::Fixed(fixed.list.item(s))));
+) -> bool {
+    fixed.near.for_each(fixed.list, a as usize, q, scratch, |s| f(a, Partner::Fixed(fixed.list.item(s))))
 }
 
 #[cfg(test)]
@@ -202,7 +207,7 @@ mod tests {
         let (n, near) = (m.len(), NearLists::default());
         for range in [0..n / 2, n / 2..n] {
             let fixed = FixedSide { list: &s, near: &near };
-            for_each_candidate(MovingSide::Pass(&m), fixed, range, &mut Vec::new(), |a, p| out.push((a, p)));
+            assert!(for_each_candidate(MovingSide::Pass(&m), fixed, range, &mut Vec::new(), |a, p| out.push((a, p))));
         }
         out
     }

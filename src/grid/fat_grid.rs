@@ -152,9 +152,11 @@ impl<const D: usize> FatGrid<D> {
 
     /// Room in the map for twice the cells occupied: their count changes
     /// with the frames' history, and a full map allocates when it grows.
+    /// Room to spare only: on low memory, none.
     pub fn keep_headroom(&mut self) {
         if 2 * self.heads.len() > self.heads.capacity() {
-            self.heads.reserve(self.heads.len());
+            // Optional: the map still holds what it holds.
+            let _ = self.heads.try_reserve(self.heads.len());
         }
     }
 

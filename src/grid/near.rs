@@ -110,28 +110,38 @@ impl<const D: usize> Pool<D> {
         (self.len, self.live) = (0, 0);
     }
 
-    /// Opens a block, filled with boxes that meet nothing (inverted). A
-    /// pool that outgrows its buffers triples them: its size depends on
-    /// when its lists were looked up, so a step that replays earlier ones
-    /// may need a little more than they did, and must not allocate.
+    /// Opens a block, filled with boxes that meet nothing (inverted), in
+    /// room the caller reserved ([`Pool::room_for_boxes`], or a compaction's
+    /// spare as large as the pool): no allocation.
     #[inline(always)]
     fn new_block(&mut self) {
         let n = self.min.len();
-        if n + D > self.min.capacity() {
-            self.min.reserve(2 * n + D);
-            self.max.reserve(2 * n + D);
-        }
+        debug_assert!(n + D <= self.min.capacity() && n + D <= self.max.capacity());
         self.min.resize(n + D, [f32::INFINITY; LANES]);
         self.max.resize(n + D, [f32::NEG_INFINITY; LANES]);
     }
 
-    /// Appends a slot whose box [`Pool::box_at`] fills in later.
+    /// Room for the blocks of `boxes` more entries. A pool that outgrows
+    /// its buffers at least doubles them: its size depends on when its
+    /// lists were looked up, so a step that replays earlier ones may need
+    /// a little more than they did, and must not allocate. False when
+    /// memory ran out.
+    fn room_for_boxes(&mut self, boxes: usize) -> bool {
+        let blocks = (self.len + boxes).div_ceil(LANES) * D;
+        let room = |v: &mut Vec<[f32; LANES]>| v.try_reserve(blocks.saturating_sub(v.len())).is_ok();
+        room(&mut self.min) && room(&mut self.max)
+    }
+
+    /// Appends a slot whose box [`Pool::box_at`] fills in later, tripling
+    /// the buffer when full (as [`Pool::room_for_boxes`]); false when
+    /// memory ran out.
     #[inline(always)]
-    fn push_slot(&mut self, p: u32) {
-        if self.slots.len() == self.slots.capacity() {
-            self.slots.reserve(2 * self.slots.len() + LANES);
+    fn push_slot(&mut self, p: u32) -> bool {
+        if self.slots.len() == self.slots.capacity() && self.slots.try_reserve(2 * self.slots.len() + LANES).is_err() {
+            return false;
         }
         self.slots.push(p);
+        true
     }
 
     /// Fills in the box of entry `x` (the next one), whose slot is in.
@@ -163,7 +173,8 @@ impl<const D: usize> Pool<D> {
             self.min[r][l] = from.min[s][m];
             self.max[r][l] = from.max[s][m];
         }
-        self.push_slot(from.slots[e]);
+        // The spare has the pool's room (`compact`): no allocation.
+        self.slots.push(from.slots[e]);
         self.len += 1;
     }
 
@@ -291,8 +302,10 @@ impl<const D: usize> NearLists<D> {
     /// Calls `f(p)` for each slot `p` of `fixed` whose box overlaps `q`,
     /// the swept box of moving frame `i` this step, in slot order: from
     /// `i`'s list after [`NearLists::refresh`], else by a query (sorted in
-    /// `scratch`).
+    /// `scratch`, which grows fallibly: false, with no call, when the
+    /// query's slots did not fit in memory).
     #[inline]
+    #[must_use]
     pub fn for_each(
         &self,
         fixed: &CellList<D>,
@@ -300,21 +313,32 @@ impl<const D: usize> NearLists<D> {
         q: &GridBox<D>,
         scratch: &mut Vec<u32>,
         mut f: impl FnMut(usize),
-    ) {
+    ) -> bool {
         match self.entries.get(i) {
             Some(e) if e.len != CROWDED && e.contains(q) => {
                 self.pools[i / CHUNK].for_each_overlapping(e.start as usize, e.len as usize, q, f);
             }
             _ => {
                 scratch.clear();
-                // Slots fit `u32` (`MAX_ITEMS`).
-                fixed.query_slots(q, |p| scratch.push(p as u32));
+                let mut fits = true;
+                fixed.query_slots(q, |p| {
+                    fits = fits
+                        && (scratch.len() < scratch.capacity() || scratch.try_reserve(scratch.len().max(64)).is_ok());
+                    if fits {
+                        // Slots fit `u32` (`MAX_ITEMS`).
+                        scratch.push(p as u32);
+                    }
+                });
+                if !fits {
+                    return false;
+                }
                 scratch.sort_unstable();
                 for &p in scratch.iter() {
                     f(p as usize);
                 }
             }
         }
+        true
     }
 
     /// Bytes held.
@@ -331,9 +355,13 @@ fn compact<const D: usize>(entries: &mut [Near<D>], pool: &mut Pool<D>, spare: &
     // The spare becomes the pool: room for all the pool had, so that the
     // pools' capacities never shrink by the swap (a later step that
     // replays an earlier one must not allocate).
-    spare.slots.reserve(pool.slots.capacity());
-    spare.min.reserve(pool.min.capacity());
-    spare.max.reserve(pool.max.capacity());
+    // Low memory leaves the pool as it is, its dead lists included.
+    let fits = spare.slots.try_reserve(pool.slots.capacity()).is_ok()
+        && spare.min.try_reserve(pool.min.capacity()).is_ok()
+        && spare.max.try_reserve(pool.max.capacity()).is_ok();
+    if !fits {
+        return;
+    }
     for e in entries.iter_mut().filter(|e| e.len != CROWDED) {
         let start = spare.len;
         for x in e.start as usize..(e.start + e.len) as usize {
@@ -348,7 +376,7 @@ fn compact<const D: usize>(entries: &mut [Near<D>], pool: &mut Pool<D>, spare: &
 
 /// A new fat box around `swept` (displacement `d`) and the fixed slots it
 /// overlaps, sorted, appended to `pool`; crowded when they are more than
-/// [`CAP`].
+/// [`CAP`] or do not fit in memory.
 fn look_up<const D: usize>(fixed: &CellList<D>, pool: &mut Pool<D>, swept: &Aabb<D>, d: &[f64; D]) -> Near<D> {
     let fat = Aabb {
         min: std::array::from_fn(|k| swept.min[k] - GROW_MOTION * d[k].abs()),
@@ -357,15 +385,17 @@ fn look_up<const D: usize>(fixed: &CellList<D>, pool: &mut Pool<D>, swept: &Aabb
     let fat = GridBox::new(&fat);
     // The slots go to the pool's end, sorted there, then their boxes.
     let from = pool.slots.len();
-    let mut len = 0usize;
+    let (mut len, mut fits) = (0usize, true);
     fixed.query_slots(&fat, |p| {
         if len < CAP {
-            pool.push_slot(p as u32);
+            fits = fits && pool.push_slot(p as u32);
         }
         len += 1;
     });
     let mut e = Near { min: fat.min_f32(), max: fat.max_f32(), start: pool.len as u32, len: CROWDED };
-    if len <= CAP {
+    // A list that does not fit in memory is crowded too: its frame
+    // queries the grid, as for a list longer than `CAP`.
+    if len <= CAP && fits && pool.room_for_boxes(len) {
         pool.slots[from..].sort_unstable();
         for x in from..from + len {
             pool.box_at(fixed, x);
@@ -431,7 +461,7 @@ mod tests {
             for (i, s) in swept.iter().enumerate() {
                 let q = GridBox::new(s);
                 let mut got = Vec::new();
-                near.for_each(&fixed, i, &q, &mut scratch, |p| got.push(p));
+                assert!(near.for_each(&fixed, i, &q, &mut scratch, |p| got.push(p)));
                 assert_eq!(got, direct(&fixed, &q), "step {step}, frame {i}");
                 kept += usize::from(near.entries[i].len != CROWDED);
             }
@@ -459,7 +489,7 @@ mod tests {
         let near = NearLists::<3>::default();
         let q = GridBox::new(&Aabb { min: [-1.0; 3], max: [1.0; 3] });
         let mut got = Vec::new();
-        near.for_each(&fixed, 5, &q, &mut Vec::new(), |p| got.push(p));
+        assert!(near.for_each(&fixed, 5, &q, &mut Vec::new(), |p| got.push(p)));
         assert_eq!(got, direct(&fixed, &q));
         assert!(!got.is_empty());
     }

@@ -232,8 +232,9 @@ impl<const D: usize> NarrowPhase<D> {
         let fits = fits && self.contacts.try_reserve(total.saturating_sub(self.contacts.len())).is_ok();
         let fits = fits && self.pair_keys.try_reserve(total.saturating_sub(self.pair_keys.len())).is_ok();
         let fits = fits && self.key_scratch.try_reserve(total.saturating_sub(self.key_scratch.len())).is_ok();
+        let fits = fits && self.reserve_events(total);
         if !fits {
-            for c in chunks.iter_mut() {
+            for c in self.chunks.iter_mut() {
                 (c.contacts, c.keys) = (Vec::new(), Vec::new());
             }
             self.resting.reusable = false;
@@ -244,6 +245,18 @@ impl<const D: usize> NarrowPhase<D> {
         // take them (not so the conservative answers of turning bodies).
         self.resting.reusable = how.coherent;
         Ok(())
+    }
+
+    /// Room for [`NarrowPhase::update_events`] with `total` contacts: this
+    /// step's body pairs go in the buffer of the step before last (the
+    /// buffers swap), at most one `Started` a pair and one `Ended` a last
+    /// step's pair. False when memory ran out.
+    fn reserve_events(&mut self, total: usize) -> bool {
+        let last = self.pairs.len();
+        let room = |v: usize, len: usize| v.saturating_sub(len);
+        self.previous.try_reserve(room(total, self.previous.len())).is_ok()
+            && self.events.try_reserve(room(total.saturating_add(last), self.events.len())).is_ok()
+            && self.ended.try_reserve(room(last, self.ended.len())).is_ok()
     }
 
     /// How many of the last step's contacts were taken from the step
@@ -264,6 +277,8 @@ impl<const D: usize> NarrowPhase<D> {
 
     /// Step 6b: body pairs of this step, and what started or ended (`slots`:
     /// the world's, for the bodies' generations and whether they live).
+    /// Every buffer has room ([`NarrowPhase::reserve_events`]): no
+    /// allocation, so the commit cannot fail on low memory.
     pub fn update_events(&mut self, slots: &[Slot<D>]) {
         std::mem::swap(&mut self.previous, &mut self.pairs);
         // Sorted as packed slot indices: a step's bodies are live, so their
@@ -273,7 +288,7 @@ impl<const D: usize> NarrowPhase<D> {
         let handle = |slot: u64| BodyHandle { index: slot as u32, generation: slots[slot as usize].generation };
         let pair = |&k: &u64| (handle(k >> 32), handle(k & u64::from(u32::MAX)));
         self.pairs.clear();
-        // Both buffers have room (reserved with the contacts): no allocation.
+        // Every buffer has room (reserved with the contacts): no allocation.
         #[cfg(feature = "parallel")]
         {
             self.pair_keys.par_extend(self.contacts.par_iter().with_min_len(CHUNK).map(key));
@@ -400,7 +415,7 @@ fn contacts_in<const D: usize>(
     // The moving frame of the last slot's item, reused by its partners.
     let mut current: Option<(u32, &Meta, Frame<D>)> = None;
     let fixed_side = FixedSide { list: &broad.static_grid, near: &broad.near_fixed };
-    for_each_candidate(broad.moving_side(), fixed_side, entries, &mut chunk.fixed, |item, partner| {
+    let listed = for_each_candidate(broad.moving_side(), fixed_side, entries, &mut chunk.fixed, |item, partner| {
         // Items are store indices.
         let (me, frame) = match &current {
             Some((c, me, f)) if *c == item => (*me, f),
@@ -424,7 +439,7 @@ fn contacts_in<const D: usize>(
         }
     });
     chunk.reused += reused.get();
-    fits
+    fits && listed
 }
 
 /// [`contacts_in`] in the [`ContactDetail::Candidates`] detail when no body
@@ -443,7 +458,7 @@ fn candidates_in<const D: usize>(
     // The swept box of the last entry, reused by its partners.
     let mut current: Option<(u32, Aabb<D>)> = None;
     let fixed_side = FixedSide { list: &broad.static_grid, near: &broad.near_fixed };
-    for_each_candidate(broad.moving_side(), fixed_side, entries, &mut chunk.fixed, |item, partner| {
+    let listed = for_each_candidate(broad.moving_side(), fixed_side, entries, &mut chunk.fixed, |item, partner| {
         let me = &moving.meta[item as usize];
         let (other, key, g) = match partner {
             Partner::Moving(j) => {
@@ -463,7 +478,7 @@ fn candidates_in<const D: usize>(
             fits &= push_contact(out, keys, me, other, aabb, [0.0, 1.0], u64::from(item) << 32 | u64::from(key));
         }
     });
-    fits
+    fits && listed
 }
 
 /// Appends the contact of the frames of `me` and `other` and its pair key

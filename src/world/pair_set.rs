@@ -471,9 +471,11 @@ fn merge(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
 /// Grows `v`'s capacity to twice its length once it holds more than half
 /// of it: a buffer whose size changes from step to step with the set's
 /// history (not only with the frames) then allocates on the steps that
-/// beat an earlier one by half, not on every new maximum.
+/// beat an earlier one by half, not on every new maximum. Room to spare
+/// only: on low memory, none.
 fn headroom<T>(v: &mut Vec<T>) {
     if 2 * v.len() > v.capacity() {
-        v.reserve(v.len());
+        // Optional: the buffer still holds what it holds.
+        let _ = v.try_reserve(v.len());
     }
 }
