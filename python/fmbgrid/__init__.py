@@ -614,7 +614,7 @@ class World:
         :meth:`set_poses` or :meth:`set_velocities` with all bodies does;
         with either, each step's body pairs are then read as slot indices
         (as ``(body_pairs & 0xFFFFFFFF)`` reads them in Python)."""
-        return np.array(self._w.time_steps(float(dt), int(steps), also))
+        return np.array(self._w.time_steps(float(dt), steps, also))
 
     def parked(self) -> np.ndarray:
         """Bodies the last step parked (runaways), ``(K,)`` uint64."""

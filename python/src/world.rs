@@ -70,6 +70,21 @@ fn oom(what: &str) -> PyErr {
     pyo3::exceptions::PyMemoryError::new_err(format!("not enough memory for {what}"))
 }
 
+/// An empty vector with room for `n` values, reserved fallibly: a result
+/// whose size the scene decides is a `MemoryError`, never an abort.
+fn reserved<T>(what: &str, n: usize) -> PyResult<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| oom(what))?;
+    Ok(v)
+}
+
+/// `f` of each item, in a vector reserved fallibly ([`reserved`]).
+fn rows<T, R>(what: &str, items: &[T], f: impl FnMut(&T) -> R) -> PyResult<Vec<R>> {
+    let mut v = reserved(what, items.len())?;
+    v.extend(items.iter().map(f));
+    Ok(v)
+}
+
 impl<const D: usize> Inner<D> {
     fn new(world: RWorld<D>) -> Self {
         let (hs, hs_ids, poses) = (Vec::new(), Vec::new(), Vec::new());
@@ -419,28 +434,31 @@ impl<const D: usize> Inner<D> {
     }
 
     /// The last step's contacts, as the four arrays' data: each collected
-    /// from the contacts as fixed-size rows (an exact allocation, no
-    /// capacity check per value), then flattened in place.
-    fn contact_data(&self) -> (usize, Vec<u64>, Vec<u32>, Vec<f64>, Vec<f64>) {
+    /// from the contacts as fixed-size rows (an exact allocation, made
+    /// fallibly; no capacity check per value), then flattened in place.
+    fn contact_data(&self) -> PyResult<ContactData> {
         let c = self.world.contacts();
-        let bodies: Vec<[u64; 2]> = c.iter().map(|x| [self.id(x.a.body), self.id(x.b.body)]).collect();
-        let frames: Vec<[u32; 2]> = c.iter().map(|x| [x.a.index, x.b.index]).collect();
-        let boxes: Vec<[[f64; D]; 2]> = c.iter().map(|x| [x.aabb.min, x.aabb.max]).collect();
-        let times: Vec<[f64; 2]> = c.iter().map(|x| x.time).collect();
-        (
+        let bodies: Vec<[u64; 2]> = rows("the contacts", c, |x| [self.id(x.a.body), self.id(x.b.body)])?;
+        let frames: Vec<[u32; 2]> = rows("the contacts", c, |x| [x.a.index, x.b.index])?;
+        let boxes: Vec<[[f64; D]; 2]> = rows("the contacts", c, |x| [x.aabb.min, x.aabb.max])?;
+        let times: Vec<[f64; 2]> = rows("the contacts", c, |x| x.time)?;
+        Ok((
             c.len(),
             bodies.into_flattened(),
             frames.into_flattened(),
             boxes.into_flattened().into_flattened(),
             times.into_flattened(),
-        )
+        ))
     }
 
-    fn pairs_of(&self, pairs: impl Iterator<Item = (BodyHandle, BodyHandle)>) -> Vec<u64> {
-        pairs.map(|(a, b)| [self.id(a), self.id(b)]).collect::<Vec<_>>().into_flattened()
+    /// The `n` pairs of `pairs` as ids, flattened.
+    fn pairs_of(&self, n: usize, pairs: impl Iterator<Item = (BodyHandle, BodyHandle)>) -> PyResult<Vec<u64>> {
+        let mut v: Vec<[u64; 2]> = reserved("the body pairs", n)?;
+        v.extend(pairs.map(|(a, b)| [self.id(a), self.id(b)]));
+        Ok(v.into_flattened())
     }
 
-    fn events(&self) -> (Vec<u64>, Vec<u64>) {
+    fn events(&self) -> PyResult<(Vec<u64>, Vec<u64>)> {
         let ev = self.world.events();
         let started = ev.iter().filter_map(|e| match e {
             ContactEvent::Started(a, b) => Some((*a, *b)),
@@ -450,7 +468,8 @@ impl<const D: usize> Inner<D> {
             ContactEvent::Ended(a, b) => Some((*a, *b)),
             _ => None,
         });
-        (self.pairs_of(started), self.pairs_of(ended))
+        let s = ev.iter().filter(|e| matches!(e, ContactEvent::Started(..))).count();
+        Ok((self.pairs_of(s, started)?, self.pairs_of(ev.len() - s, ended)?))
     }
 
     /// `(query (K,) int64, bodies (K,) uint64, frames (K,) uint32)` of hits
@@ -470,11 +489,12 @@ impl<const D: usize> Inner<D> {
 
     /// The last step's arrays: `(pairs (M, 2), frames (M, 2), boxes (M, 2,
     /// D), intervals (M, 2), body_pairs (P, 2), started (S, 2), ended (E, 2))`.
-    fn step_arrays<'py>(&self, py: Python<'py>) -> Arrays<'py> {
-        let (m, bodies, frames, boxes, times) = self.contact_data();
-        let pairs = self.pairs_of(self.world.body_pairs().iter().copied());
-        let (started, ended) = self.events();
-        vec![
+    fn step_arrays<'py>(&self, py: Python<'py>) -> PyResult<Arrays<'py>> {
+        let (m, bodies, frames, boxes, times) = self.contact_data()?;
+        let pairs = self.world.body_pairs();
+        let pairs = self.pairs_of(pairs.len(), pairs.iter().copied())?;
+        let (started, ended) = self.events()?;
+        Ok(vec![
             array(py, &[m, 2], bodies),
             array(py, &[m, 2], frames),
             array(py, &[m, 2, D], boxes),
@@ -482,7 +502,7 @@ impl<const D: usize> Inner<D> {
             array(py, &[pairs.len() / 2, 2], pairs),
             array(py, &[started.len() / 2, 2], started),
             array(py, &[ended.len() / 2, 2], ended),
-        ]
+        ])
     }
 
     /// Rows `0..m` of the last step's contacts, or the rows listed in
@@ -612,6 +632,10 @@ impl World {
 }
 
 type Arrays<'py> = Vec<Bound<'py, PyAny>>;
+
+/// The last step's contacts as flat arrays' data: `(M, bodies (2M),
+/// frames (2M), boxes (2MD), intervals (2M))`.
+type ContactData = (usize, Vec<u64>, Vec<u32>, Vec<f64>, Vec<f64>);
 
 #[pymethods]
 impl World {
@@ -851,7 +875,7 @@ impl World {
     fn step<'py>(&mut self, py: Python<'py>, dt: f64) -> PyResult<Arrays<'py>> {
         dispatch!(self, w, D => {
             py.detach(|| w.world.step(dt).map(|_| ())).map_err(world_error)?;
-            Ok(w.step_arrays(py))
+            w.step_arrays(py)
         })
     }
 
@@ -864,12 +888,20 @@ impl World {
     /// after each step, the body pairs read as slot indices into a new
     /// vector, as the Python loop reads them (`body_pairs & 0xFFFFFFFF`).
     #[pyo3(signature = (dt, steps, also=""))]
-    fn time_steps(&mut self, py: Python<'_>, dt: f64, steps: usize, also: &str) -> PyResult<Vec<f64>> {
+    fn time_steps(&mut self, py: Python<'_>, dt: f64, steps: &Bound<'_, PyAny>, also: &str) -> PyResult<Vec<f64>> {
         if !["", "poses", "velocities"].contains(&also) {
             return Err(value_error(format!("also {also:?}: expected '', 'poses' or 'velocities'")));
         }
+        // Integers only (Python's or numpy's: `__index__`), no float or
+        // string; negative or huge counts are a named error.
+        let steps = steps
+            .call_method0("__index__")
+            .and_then(|n| n.extract::<i64>())
+            .ok()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| value_error(format!("steps = {steps}: expected an integer from 0 to 2**63 - 1")))?;
         dispatch!(self, w, D => py.detach(|| {
-            let mut times = Vec::with_capacity(steps);
+            let mut times = reserved("the step times", steps)?;
             let bodies: Vec<(BodyHandle, Pose<D>, [f64; D], Motion)> =
                 w.world.bodies().map(|(h, b)| (h, b.pose(), b.velocity(), b.motion())).collect();
             let poses: Vec<(BodyHandle, Pose<D>)> = bodies.iter().map(|&(h, p, _, _)| (h, p)).collect();
@@ -913,11 +945,11 @@ impl World {
     /// distances (P,), on_a (P, D), on_b (P, D))`.
     fn pairs_within<'py>(&mut self, py: Python<'py>, delta: f64) -> PyResult<Arrays<'py>> {
         dispatch!(self, w, D => {
-            let found = py.detach(|| w.world.pairs_within(delta).map(|p| p.to_vec())).map_err(world_error)?;
+            let found = py.detach(|| w.world.pairs_within(delta).map_err(world_error).and_then(|p| rows("the pairs", p, |x| *x)))?;
             let p = found.len();
-            let mut bodies = Vec::with_capacity(2 * p);
-            let mut frames = Vec::with_capacity(2 * p);
-            let (mut d, mut a, mut b) = (Vec::with_capacity(p), Vec::with_capacity(p * D), Vec::with_capacity(p * D));
+            let mut bodies = reserved("the pairs", 2 * p)?;
+            let mut frames = reserved("the pairs", 2 * p)?;
+            let (mut d, mut a, mut b) = (reserved("the pairs", p)?, reserved("the pairs", p * D)?, reserved("the pairs", p * D)?);
             for x in &found {
                 bodies.extend([w.id(x.a.body), w.id(x.b.body)]);
                 frames.extend([x.a.index, x.b.index]);
@@ -984,7 +1016,7 @@ impl World {
 
     /// The last step's arrays again, as `step` returned them (with the
     /// boxes `exact_boxes` refined since).
-    fn last_step<'py>(&mut self, py: Python<'py>) -> Arrays<'py> {
+    fn last_step<'py>(&mut self, py: Python<'py>) -> PyResult<Arrays<'py>> {
         dispatch!(self, w, D => w.step_arrays(py))
     }
 

@@ -455,3 +455,21 @@ def test_frame_constructors_and_ray_cast_refuse_bad_input():
         fg.ray_cast(a, np.zeros((2, 3)), np.ones((2, 3)))
     with pytest.raises(ValueError, match="out of range"):
         a.take([3])
+
+
+@pytest.mark.parametrize(
+    "steps, exc, match",
+    [
+        (-1, ValueError, r"steps = -1: expected an integer from 0 to 2\*\*63 - 1"),
+        (2**64, ValueError, r"steps = 18446744073709551616"),
+        (2.5, ValueError, r"steps = 2.5"),
+        ("3", ValueError, r"steps = 3"),
+        # Room for the step times is reserved first: 8 TB and a capacity
+        # overflow are a MemoryError, not an abort or a PanicException.
+        (2**40, MemoryError, "the step times"),
+        (2**61, MemoryError, "the step times"),
+    ],
+)
+def test_time_steps_refuses_bad_counts(world, steps, exc, match):
+    w, _ = world
+    unchanged(w, lambda: w.time_steps(0.1, steps), exc, match)
