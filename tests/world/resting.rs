@@ -8,7 +8,7 @@
 //! displacements of `-0.0` or of a few ulps, jump or are posed where they
 //! are, turn and stop turning, and bodies (moving and fixed) come and go.
 //!
-//! Run: `cargo test --release --features serde --test world resting::`.
+//! Run: `cargo test --release --test world resting::`.
 
 #![cfg(feature = "serde")]
 
