@@ -81,6 +81,7 @@ pub mod error;
 #[cfg(feature = "cli")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 pub mod export;
+mod fallible;
 pub mod frame;
 mod grid;
 mod ids;

@@ -458,18 +458,18 @@ impl<const D: usize> Inner<D> {
         Ok(v.into_flattened())
     }
 
+    /// The last step's `Started` and `Ended` pairs as ids. The events are
+    /// sorted, every `Started` before every `Ended` (`World::events`).
     fn events(&self) -> PyResult<(Vec<u64>, Vec<u64>)> {
         let ev = self.world.events();
-        let started = ev.iter().filter_map(|e| match e {
-            ContactEvent::Started(a, b) => Some((*a, *b)),
-            _ => None,
-        });
-        let ended = ev.iter().filter_map(|e| match e {
-            ContactEvent::Ended(a, b) => Some((*a, *b)),
-            _ => None,
-        });
-        let s = ev.iter().filter(|e| matches!(e, ContactEvent::Started(..))).count();
-        Ok((self.pairs_of(s, started)?, self.pairs_of(ev.len() - s, ended)?))
+        let (started, ended) = ev.split_at(ev.partition_point(|e| matches!(e, ContactEvent::Started(..))));
+        let pair = |e: &ContactEvent| match *e {
+            ContactEvent::Started(a, b) | ContactEvent::Ended(a, b) => (a, b),
+        };
+        Ok((
+            self.pairs_of(started.len(), started.iter().map(pair))?,
+            self.pairs_of(ended.len(), ended.iter().map(pair))?,
+        ))
     }
 
     /// `(query (K,) int64, bodies (K,) uint64, frames (K,) uint32)` of hits

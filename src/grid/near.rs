@@ -25,6 +25,7 @@
 use super::cell_list::CellList;
 use super::grid_box::GridBox;
 use crate::aabb::Aabb;
+use crate::fallible::{room_for, room_for_one};
 
 /// Most fixed slots kept per moving frame; a frame whose fat box overlaps
 /// more is "crowded" and queries the fixed list each step until it leaves
@@ -128,13 +129,12 @@ impl<const D: usize> Pool<D> {
     /// memory ran out.
     fn room_for_boxes(&mut self, boxes: usize) -> bool {
         let blocks = (self.len + boxes).div_ceil(LANES) * D;
-        let room = |v: &mut Vec<[f32; LANES]>| v.try_reserve(blocks.saturating_sub(v.len())).is_ok();
-        room(&mut self.min) && room(&mut self.max)
+        room_for(&mut self.min, blocks) && room_for(&mut self.max, blocks)
     }
 
     /// Appends a slot whose box [`Pool::box_at`] fills in later, tripling
-    /// the buffer when full (as [`Pool::room_for_boxes`]); false when
-    /// memory ran out.
+    /// the buffer when full (for the same reason as
+    /// [`Pool::room_for_boxes`]); false when memory ran out.
     #[inline(always)]
     fn push_slot(&mut self, p: u32) -> bool {
         if self.slots.len() == self.slots.capacity() && self.slots.try_reserve(2 * self.slots.len() + LANES).is_err() {
@@ -322,8 +322,7 @@ impl<const D: usize> NearLists<D> {
                 scratch.clear();
                 let mut fits = true;
                 fixed.query_slots(q, |p| {
-                    fits = fits
-                        && (scratch.len() < scratch.capacity() || scratch.try_reserve(scratch.len().max(64)).is_ok());
+                    fits = fits && room_for_one(scratch);
                     if fits {
                         // Slots fit `u32` (`MAX_ITEMS`).
                         scratch.push(p as u32);

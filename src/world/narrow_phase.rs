@@ -21,6 +21,7 @@ use super::{Slot, WorldConfig};
 use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactDetail, ContactEvent};
 use crate::error::WorldError;
+use crate::fallible::{room_for, room_for_one};
 use crate::frame::Frame;
 use crate::ids::BodyHandle;
 use crate::narrow::{gap_exceeding, intersect, overlap_interval};
@@ -142,8 +143,7 @@ impl<const D: usize> NarrowPhase<D> {
         let total: usize =
             if self.pristine { 0 } else { self.chunks[..self.found].iter().map(|c| c.contacts.len()).sum() };
         let bytes = total.saturating_mul(size_of::<Contact<D>>());
-        let fits = self.contacts.try_reserve(total.saturating_sub(self.contacts.len())).is_ok()
-            && self.previous.try_reserve(self.pairs.len().saturating_sub(self.previous.len())).is_ok();
+        let fits = room_for(&mut self.contacts, total) && room_for(&mut self.previous, self.pairs.len());
         if fits { Ok(()) } else { Err(WorldError::OutOfMemory { bytes }) }
     }
 
@@ -229,10 +229,11 @@ impl<const D: usize> NarrowPhase<D> {
         let fits = chunks[..count].iter_mut().enumerate().map(run).fold(true, |a, b| a & b);
         let total: usize = chunks[..count].iter().map(|c| c.contacts.len()).sum();
         let bytes = total.saturating_mul(size_of::<Contact<D>>());
-        let fits = fits && self.contacts.try_reserve(total.saturating_sub(self.contacts.len())).is_ok();
-        let fits = fits && self.pair_keys.try_reserve(total.saturating_sub(self.pair_keys.len())).is_ok();
-        let fits = fits && self.key_scratch.try_reserve(total.saturating_sub(self.key_scratch.len())).is_ok();
-        let fits = fits && self.reserve_events(total);
+        let fits = fits
+            && room_for(&mut self.contacts, total)
+            && room_for(&mut self.pair_keys, total)
+            && room_for(&mut self.key_scratch, total)
+            && self.reserve_events(total);
         if !fits {
             for c in self.chunks.iter_mut() {
                 (c.contacts, c.keys) = (Vec::new(), Vec::new());
@@ -253,10 +254,9 @@ impl<const D: usize> NarrowPhase<D> {
     /// step's pair. False when memory ran out.
     fn reserve_events(&mut self, total: usize) -> bool {
         let last = self.pairs.len();
-        let room = |v: usize, len: usize| v.saturating_sub(len);
-        self.previous.try_reserve(room(total, self.previous.len())).is_ok()
-            && self.events.try_reserve(room(total.saturating_add(last), self.events.len())).is_ok()
-            && self.ended.try_reserve(room(last, self.ended.len())).is_ok()
+        room_for(&mut self.previous, total)
+            && room_for(&mut self.events, total.saturating_add(last))
+            && room_for(&mut self.ended, last)
     }
 
     /// How many of the last step's contacts were taken from the step
@@ -384,13 +384,7 @@ fn contacts_in<const D: usize>(
         if detail == ContactDetail::Candidates {
             // The swept boxes' overlap when other bodies turn
             // (`candidates_in` when none does): no partner frame to move.
-            let g = match partner {
-                Partner::Moving(j) => {
-                    let m = &moving.meta[j as usize];
-                    moving.frames[j as usize].aabb().swept(&shifts[m.rank as usize])
-                }
-                Partner::Fixed(k) => fixed.frames[k as usize].aabb(),
-            };
+            let g = partner_box(broad, shifts, partner);
             return f.aabb().intersection(&g).map(|b| (b, [0.0, 1.0]));
         }
         if !coherent {
@@ -453,32 +447,47 @@ fn candidates_in<const D: usize>(
 ) -> bool {
     let (out, keys) = (&mut chunk.contacts, &mut chunk.keys);
     let (moving, fixed, shifts) = (&broad.moving, &broad.fixed, ctx.shifts);
-    let swept = |i: u32, m: &Meta| moving.frames[i as usize].aabb().swept(&shifts[m.rank as usize]);
     let mut fits = true;
     // The swept box of the last entry, reused by its partners.
     let mut current: Option<(u32, Aabb<D>)> = None;
     let fixed_side = FixedSide { list: &broad.static_grid, near: &broad.near_fixed };
     let listed = for_each_candidate(broad.moving_side(), fixed_side, entries, &mut chunk.fixed, |item, partner| {
         let me = &moving.meta[item as usize];
-        let (other, key, g) = match partner {
-            Partner::Moving(j) => {
-                let other = &moving.meta[j as usize];
-                (other, moving_key(j), swept(j, other))
-            }
-            Partner::Fixed(k) => (&fixed.meta[k as usize], fixed_key(k), fixed.frames[k as usize].aabb()),
+        let (other, key) = match partner {
+            Partner::Moving(j) => (&moving.meta[j as usize], moving_key(j)),
+            Partner::Fixed(k) => (&fixed.meta[k as usize], fixed_key(k)),
         };
         if !me.pairs_with(other) {
             return;
         }
+        let g = partner_box(broad, shifts, partner);
         let f = match current {
             Some((c, b)) if c == item => b,
-            _ => current.insert((item, swept(item, me))).1,
+            _ => current.insert((item, swept_box(broad, shifts, item))).1,
         };
         if let Some(aabb) = f.intersection(&g) {
             fits &= push_contact(out, keys, me, other, aabb, [0.0, 1.0], u64::from(item) << 32 | u64::from(key));
         }
     });
     fits && listed
+}
+
+/// Moving frame `i`'s box swept by its body's displacement (`shifts`, by
+/// rank).
+#[inline(always)]
+fn swept_box<const D: usize>(broad: &BroadPhase<D>, shifts: &[[f64; D]], i: u32) -> Aabb<D> {
+    let rank = broad.moving.meta[i as usize].rank;
+    broad.moving.frames[i as usize].aabb().swept(&shifts[rank as usize])
+}
+
+/// A candidate partner's box over the step: a moving frame's swept
+/// ([`swept_box`]), a fixed frame's as stored.
+#[inline(always)]
+fn partner_box<const D: usize>(broad: &BroadPhase<D>, shifts: &[[f64; D]], partner: Partner) -> Aabb<D> {
+    match partner {
+        Partner::Moving(j) => swept_box(broad, shifts, j),
+        Partner::Fixed(k) => broad.fixed.frames[k as usize].aabb(),
+    }
 }
 
 /// Appends the contact of the frames of `me` and `other` and its pair key
@@ -500,7 +509,7 @@ fn push_contact<const D: usize>(
     let (first, second) = if order(other) < order(me) { (other, me) } else { (me, other) };
     let (a, b) = (first.id(), second.id());
     debug_assert!(a < b);
-    if (out.len() < out.capacity() || grow(out)) && (keys.len() < keys.capacity() || grow(keys)) {
+    if room_for_one(out) && room_for_one(keys) {
         out.push(Contact { a, b, aabb, time });
         keys.push(key);
         true
@@ -526,12 +535,6 @@ impl<const D: usize> std::ops::Deref for Partnered<'_, D> {
             Partnered::Fixed(f) => f,
         }
     }
-}
-
-/// Doubles a full contact buffer, fallibly (false when memory ran out).
-#[cold]
-fn grow<T>(out: &mut Vec<T>) -> bool {
-    out.try_reserve(out.len().max(64)).is_ok()
 }
 
 /// Remembers pair (`i`, `key`), which FMB found apart, when the gap it ends

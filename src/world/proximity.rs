@@ -22,6 +22,7 @@ use super::broad_phase::FIXED_MANY;
 use super::store::Meta;
 use super::{FrameId, World};
 use crate::error::WorldError;
+use crate::fallible::room_for_one;
 use crate::frame::Frame;
 use crate::grid::Spreads;
 use crate::narrow::gap_exceeding;
@@ -132,7 +133,7 @@ fn within<const D: usize>(
     if d.distance > delta {
         return true;
     }
-    if out.len() == out.capacity() && out.try_reserve(out.len().max(64)).is_err() {
+    if !room_for_one(out) {
         return false;
     }
     let (a, b) = (m.id(), n.id());

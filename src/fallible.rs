@@ -1,0 +1,50 @@
+//! Buffers whose size the input decides grow fallibly: low memory is an
+//! error the caller reports, never an abort.
+
+/// Room for one more value in `v`: true at once when it has some, else
+/// its capacity doubled (at least 64), fallibly: false when memory ran out.
+#[inline(always)]
+pub(crate) fn room_for_one<T>(v: &mut Vec<T>) -> bool {
+    v.len() < v.capacity() || grow(v)
+}
+
+/// Room for `n` values in all in `v` (its length included), fallibly:
+/// false when memory ran out. Grows as `Vec::try_reserve` does (at least
+/// doubling), so that a buffer sized anew each step stops allocating.
+#[inline]
+pub(crate) fn room_for<T>(v: &mut Vec<T>, n: usize) -> bool {
+    v.try_reserve(n.saturating_sub(v.len())).is_ok()
+}
+
+/// The rare half of [`room_for_one`], out of the hot loops.
+#[cold]
+fn grow<T>(v: &mut Vec<T>) -> bool {
+    v.try_reserve(v.len().max(64)).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn room_doubles_then_is_reused() {
+        let mut v: Vec<u32> = Vec::new();
+        assert!(room_for_one(&mut v));
+        assert!(v.capacity() >= 64);
+        let cap = v.capacity();
+        v.extend(0..cap as u32);
+        assert!(room_for_one(&mut v));
+        assert!(v.capacity() >= 2 * cap);
+    }
+
+    #[test]
+    fn room_for_counts_the_length() {
+        let mut v: Vec<u8> = vec![1; 10];
+        assert!(room_for(&mut v, 4));
+        assert!(v.capacity() >= 10);
+        assert!(room_for(&mut v, 100));
+        assert!(v.capacity() >= 100);
+        assert!(!room_for(&mut v, usize::MAX));
+        assert_eq!(v, vec![1; 10]);
+    }
+}
