@@ -399,6 +399,24 @@ fn differ(a: &[(u32, u32)], b: &[(u32, u32)]) -> usize {
     d + (a.len() - i) + (b.len() - j)
 }
 
+/// The median time of each stage of fmbgrid's steps (`World::profile`).
+fn stages(profiles: &[fmbgrid::StepProfile]) -> String {
+    let median = |f: fn(&fmbgrid::StepProfile) -> std::time::Duration| {
+        let mut v: Vec<f64> = profiles.iter().map(|p| f(p).as_secs_f64() * 1e3).collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    format!(
+        "median stages ms: check {:.2}, refresh {:.2}, broad {:.2}, narrow {:.2}, events {:.2}, advance {:.2}",
+        median(|p| p.check),
+        median(|p| p.refresh),
+        median(|p| p.broad),
+        median(|p| p.narrow),
+        median(|p| p.events),
+        median(|p| p.advance)
+    )
+}
+
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
@@ -487,13 +505,15 @@ fn run_scene<const D: usize, P: Peer>(
     }
 
     let mut phases = vec![Vec::new(); peers.len()];
+    let mut profiles = vec![Vec::new(); sims.len()];
     for _ in 0..args.steps {
-        for (sim, measure) in sims.iter_mut().zip(&mut measures) {
+        for ((sim, measure), profile) in sims.iter_mut().zip(&mut measures).zip(&mut profiles) {
             sim.prepare();
             let t = Instant::now();
             let c = sim.step();
             measure.times.push(ms(t));
             measure.pairs.push(c);
+            profile.push(sim.world.profile());
         }
         for (k, (_, p)) in peers.iter_mut().enumerate() {
             if !live[k] {
@@ -507,8 +527,9 @@ fn run_scene<const D: usize, P: Peer>(
             phases[k].push(p.phases());
         }
     }
-    for (sim, measure) in sims.iter().zip(&mut measures) {
+    for ((sim, measure), profile) in sims.iter().zip(&mut measures).zip(&profiles) {
         measure.memory = sim.world.broad_phase_memory();
+        measure.note = stages(profile);
     }
     for (k, (_, p)) in peers.iter().enumerate() {
         measures[k + m].memory = p.memory();

@@ -117,5 +117,5 @@ pub use frame::{Frame, Frame2, Frame3, FrameKind, THIN_RATIO};
 pub use narrow::{Intersection, Spin, SpinContact, intersect, intersect_spinning, overlap_interval, overlaps};
 pub use world::{
     Body, BodyHandle, DebugKind, DebugLine, FrameId, Motion, Pose, Pose2, Pose3, Proximity, Runaway, SPIN_TOLERANCE,
-    World, World2, World3, WorldConfig, WorldSnapshot,
+    StepProfile, World, World2, World3, WorldConfig, WorldSnapshot,
 };

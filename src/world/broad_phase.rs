@@ -276,6 +276,12 @@ impl<const D: usize> BroadPhase<D> {
         self.persistent && self.pair_set.kept()
     }
 
+    /// The moving frames' swept boxes this step (store order), while the
+    /// pair set gives the candidates; `None` otherwise.
+    pub fn swept_boxes(&self) -> Option<&[Aabb<D>]> {
+        (self.persistent && self.pair_set.is_valid()).then(|| self.pair_set.swept_boxes())
+    }
+
     /// Where the step's candidate pass finds each entry's moving partners:
     /// the pair set, else the moving list's pass.
     pub fn moving_side(&self) -> MovingSide<'_, D> {

@@ -2,6 +2,7 @@
 //! ([`StepMotion`], kept after it), and handed to each stage by reference
 //! ([`StepContext`]) instead of being stored and read back.
 
+use super::range_check::RangeBound;
 use crate::frame::Frame;
 use crate::ids::{BodyHandle, FrameId};
 use crate::narrow::Spin;
@@ -25,6 +26,8 @@ pub(super) struct StepMotion<const D: usize> {
     /// (`spin.rs`).
     pub turns: hashbrown::HashMap<BodyHandle, Spin<D>>,
     pub turned_frames: hashbrown::HashMap<FrameId, Frame<D>>,
+    /// A box around the moving frames, for the range check (`range_check.rs`).
+    pub range: RangeBound<D>,
 }
 
 /// One step's inputs to its stages, by moving body rank: the displacements

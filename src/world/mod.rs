@@ -23,8 +23,10 @@ mod exact_boxes;
 mod narrow_phase;
 mod pair_set;
 mod pose;
+mod profile;
 mod proximity;
 mod radix_sort;
+mod range_check;
 mod ray_cast;
 mod resting;
 mod runaway;
@@ -40,6 +42,7 @@ pub use debug_draw::{DebugKind, DebugLine};
 #[cfg(feature = "cli")]
 pub(crate) use debug_draw::{box_corner, edge_pairs};
 pub use pose::{Pose, Pose2, Pose3};
+pub use profile::StepProfile;
 pub use proximity::Proximity;
 pub use runaway::Runaway;
 pub use snapshot::WorldSnapshot;
@@ -209,6 +212,8 @@ pub struct World<const D: usize> {
     /// Scratch of [`World::set_poses`]: the bodies' frames at their new
     /// poses, and which entries are known unchanged.
     placed: pose::Placing<D>,
+    /// The last step's time by stage.
+    profile: StepProfile,
 }
 
 /// A 2D world.
@@ -259,6 +264,7 @@ impl<const D: usize> World<D> {
             runaways: Vec::new(),
             undo: step::StepUndo::default(),
             placed: pose::Placing::default(),
+            profile: StepProfile::default(),
         }
     }
 
@@ -713,6 +719,19 @@ impl<const D: usize> World<D> {
         self.broad.cell.base()
     }
 
+    /// How long each stage of the last step took ([`StepProfile`]).
+    ///
+    /// ```
+    /// # use fmbgrid::{World2, WorldConfig};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// world.step(0.1)?;
+    /// assert!(world.profile().total >= world.profile().narrow);
+    /// # Ok::<(), fmbgrid::WorldError>(())
+    /// ```
+    pub fn profile(&self) -> StepProfile {
+        self.profile
+    }
+
     /// Bytes held by the broad phase (grids and flat frame lists), for the
     /// memory budget; excludes the bodies and frames themselves.
     ///
@@ -803,6 +822,7 @@ impl<const D: usize> World<D> {
         }
         assert_eq!(spinning, self.spinning, "spinning bodies");
         self.broad.validate(self.slots.len());
+        self.motion.range.validate(self.broad.edits(), &self.broad.moving.frames);
         if self.narrow.is_current(&self.broad) {
             let named = |id: FrameId| self.frame(id).is_ok();
             assert!(self.narrow.contacts.iter().all(|c| named(c.a) && named(c.b)), "contacts name live frames");

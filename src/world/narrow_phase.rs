@@ -448,6 +448,9 @@ fn candidates_in<const D: usize>(
     let (out, keys) = (&mut chunk.contacts, &mut chunk.keys);
     let (moving, fixed, shifts) = (&broad.moving, &broad.fixed, ctx.shifts);
     let mut fits = true;
+    // Made by the pair set's sweep when it gives the candidates, else here.
+    let stored = broad.swept_boxes();
+    let swept = |i: u32| stored.map_or_else(|| swept_box(broad, shifts, i), |s| s[i as usize]);
     // The swept box of the last entry, reused by its partners.
     let mut current: Option<(u32, Aabb<D>)> = None;
     let fixed_side = FixedSide { list: &broad.static_grid, near: &broad.near_fixed };
@@ -460,10 +463,13 @@ fn candidates_in<const D: usize>(
         if !me.pairs_with(other) {
             return;
         }
-        let g = partner_box(broad, shifts, partner);
+        let g = match partner {
+            Partner::Moving(j) => swept(j),
+            Partner::Fixed(k) => fixed.frames[k as usize].aabb(),
+        };
         let f = match current {
             Some((c, b)) if c == item => b,
-            _ => current.insert((item, swept_box(broad, shifts, item))).1,
+            _ => current.insert((item, swept(item))).1,
         };
         if let Some(aabb) = f.intersection(&g) {
             fits &= push_contact(out, keys, me, other, aabb, [0.0, 1.0], u64::from(item) << 32 | u64::from(key));

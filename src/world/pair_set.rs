@@ -95,6 +95,9 @@ pub(super) struct PairSet<const D: usize> {
     /// swept over this step, and its fat box (which contains it).
     swept_min: Vec<[f32; D]>,
     swept_max: Vec<[f32; D]>,
+    /// Per moving frame, its swept box as computed (`f64`, not rounded):
+    /// what a candidate's box is made of.
+    swept: Vec<Aabb<D>>,
     fat_min: Vec<[f32; D]>,
     fat_max: Vec<[f32; D]>,
     /// The fat boxes' grid, while `persistent`.
@@ -215,6 +218,8 @@ impl<const D: usize> PairSet<D> {
             v.clear();
             v.resize(n, [f32::NEG_INFINITY; D]);
         }
+        self.swept.clear();
+        self.swept.resize(n, Aabb::EMPTY);
         // A list of the cell size, so that a change of it is seen.
         self.list.build(cell, 0, |_| (Aabb::EMPTY, 0), None);
         self.persistent = false;
@@ -248,11 +253,14 @@ impl<const D: usize> PairSet<D> {
     fn sweep(&mut self, moving: &Store<D>, ctx: &StepContext<'_, D>) {
         self.left.clear();
         self.left.resize(moving.len(), false);
-        type Out<'a, const D: usize> =
-            ((((&'a mut [f32; D], &'a mut [f32; D]), &'a mut [f32; D]), &'a mut [f32; D]), &'a mut bool);
-        let one = |((((s_min, s_max), f_min), f_max), left): Out<'_, D>, (f, m): (&Frame<D>, &Meta)| {
+        type Out<'a, const D: usize> = (
+            ((((&'a mut [f32; D], &'a mut [f32; D]), &'a mut Aabb<D>), &'a mut [f32; D]), &'a mut [f32; D]),
+            &'a mut bool,
+        );
+        let one = |(((((s_min, s_max), swept), f_min), f_max), left): Out<'_, D>, (f, m): (&Frame<D>, &Meta)| {
             let d = &ctx.shifts[m.rank as usize];
-            let s = GridBox::new(&frame_box(ctx.spins, f, m, d));
+            *swept = frame_box(ctx.spins, f, m, d);
+            let s = GridBox::new(swept);
             (*s_min, *s_max) = (s.min_f32(), s.max_f32());
             let inside = (0..D).fold(true, |o, k| o & (f_min[k] <= s_min[k]) & (s_max[k] <= f_max[k]));
             if !inside {
@@ -267,6 +275,7 @@ impl<const D: usize> PairSet<D> {
         self.swept_min
             .par_iter_mut()
             .zip(self.swept_max.par_iter_mut())
+            .zip(self.swept.par_iter_mut())
             .zip(self.fat_min.par_iter_mut())
             .zip(self.fat_max.par_iter_mut())
             .zip(self.left.par_iter_mut())
@@ -277,6 +286,7 @@ impl<const D: usize> PairSet<D> {
         self.swept_min
             .iter_mut()
             .zip(self.swept_max.iter_mut())
+            .zip(self.swept.iter_mut())
             .zip(self.fat_min.iter_mut())
             .zip(self.fat_max.iter_mut())
             .zip(self.left.iter_mut())
@@ -383,6 +393,12 @@ impl<const D: usize> PairSet<D> {
         true
     }
 
+    /// Each moving frame's swept box this step (store order), as computed
+    /// from its frame: valid after an update, until the store changes.
+    pub fn swept_boxes(&self) -> &[Aabb<D>] {
+        &self.swept
+    }
+
     /// The set as the candidate pass reads it (after an update).
     pub fn side(&self) -> SetSide<'_, D> {
         SetSide { starts: &self.starts, pairs: &self.pairs, swept_min: &self.swept_min, swept_max: &self.swept_max }
@@ -405,6 +421,7 @@ impl<const D: usize> PairSet<D> {
         };
         (self.swept_min.capacity() + self.swept_max.capacity() + self.fat_min.capacity() + self.fat_max.capacity())
             * size_of::<[f32; D]>()
+            + self.swept.capacity() * size_of::<Aabb<D>>()
             + self.grid.memory()
             + (self.pairs.capacity() + self.found.capacity() + self.merged.capacity() + self.scratch.capacity() + found)
                 * 8

@@ -52,6 +52,8 @@ use rayon::prelude::*;
 #[cfg(feature = "parallel")]
 use super::narrow_phase::CHUNK;
 use super::narrow_phase::Narrowing;
+use super::profile::{Lap, StepProfile};
+use super::range_check::shift_range;
 use super::runaway::Found;
 use super::spin::spin_of;
 use super::store::Meta;
@@ -122,14 +124,17 @@ impl<const D: usize> World<D> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(WorldError::BadTimeStep { dt });
         }
+        let mut lap = Lap::start();
+        self.profile = StepProfile::default();
         self.undo.begin(&mut self.parked, self.broad.edits(), self.spinning);
         if self.narrow.can_repeat(&self.broad, dt) {
             // Nothing moved, nothing changed, nothing moves: the last
             // step's results stand (`NarrowPhase::can_repeat`).
+            let step = PreparedStep { dt, repeat: true, still: true, lap };
             return match self.narrow.prepare_repeat() {
-                Ok(()) => Ok(PreparedStep { dt, repeat: true, still: true }),
+                Ok(()) => Ok(step),
                 Err(e) => {
-                    self.abort_step(PreparedStep { dt, repeat: true, still: true });
+                    self.abort_step(step);
                     Err(e)
                 }
             };
@@ -142,13 +147,19 @@ impl<const D: usize> World<D> {
                 return Err(e);
             }
         };
+        self.profile.check = lap.lap();
         self.broad.refresh(self.config.cell_size, &mut self.slots);
+        self.profile.refresh = lap.lap();
         self.displacements(dt, ready);
         self.rank_turns(dt);
         let ctx = self.motion.context();
         self.broad.update(&ctx, self.config.detail != ContactDetail::Candidates);
-        let step = PreparedStep { dt, repeat: false, still: ctx.still() };
-        match self.narrow.find_contacts(&self.broad, &ctx, Narrowing::new(&self.config, self.spinning > 0)) {
+        self.profile.broad = lap.lap();
+        let how = Narrowing::new(&self.config, self.spinning > 0);
+        let found = self.narrow.find_contacts(&self.broad, &ctx, how);
+        self.profile.narrow = lap.lap();
+        let step = PreparedStep { dt, repeat: false, still: ctx.still(), lap };
+        match found {
             Ok(()) => Ok(step),
             Err(e) => {
                 self.abort_step(step);
@@ -161,17 +172,22 @@ impl<const D: usize> World<D> {
     /// step's contacts, body pairs and events become the world's, and the
     /// moving bodies advance.
     pub(crate) fn commit_step(&mut self, step: PreparedStep) {
+        let mut lap = step.lap;
         if step.repeat {
             self.narrow.repeat();
             // Nothing to advance; the broad phase still counts the step.
             let motion = &mut self.motion;
             self.broad.follow(&mut self.slots, &mut motion.shifts, &mut motion.next_shifts);
         } else {
+            lap.lap();
             self.narrow.take_found();
             self.narrow.update_events(&self.slots);
+            self.profile.events = lap.lap();
             self.advance(step.dt);
+            self.profile.advance = lap.lap();
         }
         self.narrow.stepped(&self.broad, step.still.then_some(step.dt.to_bits()));
+        self.profile.total = lap.total();
         #[cfg(debug_assertions)]
         self.validate();
     }
@@ -186,7 +202,7 @@ impl<const D: usize> World<D> {
     /// step would have done; the pairs remembered apart are forgotten and
     /// queries test every frame until the next step (`BroadPhase::aborted`).
     pub(crate) fn abort_step(&mut self, step: PreparedStep) {
-        let PreparedStep { dt: _, repeat, still: _ } = step;
+        let PreparedStep { dt: _, repeat, still: _, lap: _ } = step;
         // Double-buffered: the last step's displacements are back in front
         // (a repeated step computed none).
         if !repeat {
@@ -272,12 +288,18 @@ impl<const D: usize> World<D> {
         // rest are in range), and is listed by `next_displacements`.
         self.next_displacements(dt);
         let (shifts, slots, spinning) = (&self.motion.next_shifts, &self.slots, self.spinning > 0);
+        let (lo, hi) = shift_range(shifts);
+        let edits = self.broad.edits();
+        if !spinning && self.motion.range.admits(edits, &lo, &hi) {
+            // Every frame stays in range (`range_check.rs`).
+            self.handle_runaways()?;
+            return Ok(true);
+        }
         let spin = |m: &Meta| if spinning { spin_of(slots, m.slot, dt) } else { None };
         let leaving = |(f, m): (&Frame<D>, &Meta)| turned_leaves(f, &shifts[m.rank as usize], spin(m));
-        #[cfg(feature = "parallel")]
-        let any = self.broad.moving.frames.par_iter().zip(&self.broad.moving.meta).with_min_len(CHUNK).any(leaving);
-        #[cfg(not(feature = "parallel"))]
-        let any = self.broad.moving.frames.iter().zip(&self.broad.moving.meta).any(leaving);
+        let meta = &self.broad.moving.meta;
+        let any =
+            self.motion.range.test_each(&self.broad.moving.frames, edits, !spinning, |i, f| leaving((f, &meta[i])));
         if any {
             // Rare: list every body leaving, once.
             let mut last = u32::MAX;
@@ -383,7 +405,10 @@ impl<const D: usize> World<D> {
         self.broad.moving.frames.par_iter_mut().zip(&self.broad.moving.meta).with_min_len(CHUNK).for_each(translate);
         #[cfg(not(feature = "parallel"))]
         self.broad.moving.frames.iter_mut().zip(&self.broad.moving.meta).for_each(translate);
+        let (lo, hi) = shift_range(shifts);
+        self.motion.range.advanced(&lo, &hi);
         if !self.motion.turns.is_empty() {
+            self.motion.range.forget();
             self.turn_bodies();
         }
         let motion = &mut self.motion;
@@ -434,6 +459,8 @@ pub(crate) struct PreparedStep {
     repeat: bool,
     /// No body moves over the step.
     still: bool,
+    /// The step's stopwatch (`World::profile`).
+    lap: Lap,
 }
 
 /// What [`World::abort_step`] puts back: the last step's parked bodies,
