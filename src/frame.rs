@@ -63,21 +63,22 @@ pub enum FrameKind {
     derive(serde::Serialize, serde::Deserialize),
     serde(try_from = "crate::serde_impls::FrameData<D>", into = "crate::serde_impls::FrameData<D>")
 )]
+#[repr(C)]
 pub struct Frame<const D: usize> {
-    kind: FrameKind,
-    origin: [f64; D],
-    comps: [[f64; D]; D],
-    velocity: [f64; D],
-    /// Rows of `C⁻¹`: the local coordinate `Xⱼ` of a point `p` at rest is
-    /// `inv[j] · (p - origin)`. Also the (scaled) face normals.
-    inv: [[f64; D]; D],
     /// World box, swept over the step when the frame moves.
     aabb: Aabb<D>,
+    origin: [f64; D],
     /// The precision bound of its reach (`range.rs`): an `f32`, so that
     /// it fits the struct's padding.
     reach: f32,
     /// Smallest height below [`THIN_RATIO`] of the longest component.
     thin: bool,
+    kind: FrameKind,
+    comps: [[f64; D]; D],
+    velocity: [f64; D],
+    /// Rows of `C⁻¹`: the local coordinate `Xⱼ` of a point `p` at rest is
+    /// `inv[j] · (p - origin)`. Also the (scaled) face normals.
+    inv: [[f64; D]; D],
 }
 
 /// A 2D frame: parallelogram or triangle.

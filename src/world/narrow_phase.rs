@@ -52,6 +52,10 @@ pub(super) struct NarrowPhase<const D: usize> {
     /// key a contact.
     pair_keys: Vec<u64>,
     key_scratch: Vec<u64>,
+    /// Scratch: per slot, the generation of the body a contact names
+    /// there (read from the contacts, so that naming the sorted pairs
+    /// reads a dense array rather than the slots).
+    generations: Vec<u32>,
     /// Body pairs that started or ended touching at the last step, sorted.
     pub events: Vec<ContactEvent>,
     /// Scratch of the events: the `Ended` ones, which sort after every
@@ -188,6 +192,7 @@ impl<const D: usize> NarrowPhase<D> {
         broad: &BroadPhase<D>,
         ctx: &StepContext<'_, D>,
         how: Narrowing,
+        slot_count: usize,
     ) -> Result<(), WorldError> {
         // The chunks are written again: the last step's are lost.
         self.repeatable = None;
@@ -233,6 +238,7 @@ impl<const D: usize> NarrowPhase<D> {
             && room_for(&mut self.contacts, total)
             && room_for(&mut self.pair_keys, total)
             && room_for(&mut self.key_scratch, total)
+            && room_for(&mut self.generations, slot_count)
             && self.reserve_events(total);
         if !fits {
             for c in self.chunks.iter_mut() {
@@ -282,27 +288,28 @@ impl<const D: usize> NarrowPhase<D> {
     pub fn update_events(&mut self, slots: &[Slot<D>]) {
         std::mem::swap(&mut self.previous, &mut self.pairs);
         // Sorted as packed slot indices: a step's bodies are live, so their
-        // slots name them, and the order is the handles' order.
+        // slots name them, and the order is the handles' order. Packed
+        // tight (the second index in as many bits as the slot count
+        // needs), so that the radix sort has fewer bits to sort.
         self.pair_keys.clear();
-        let key = |c: &Contact<D>| u64::from(c.a.body.index) << 32 | u64::from(c.b.body.index);
-        let handle = |slot: u64| BodyHandle { index: slot as u32, generation: slots[slot as usize].generation };
-        let pair = |&k: &u64| (handle(k >> 32), handle(k & u64::from(u32::MAX)));
-        self.pairs.clear();
+        let shift = (usize::BITS - slots.len().leading_zeros()).min(32);
         // Every buffer has room (reserved with the contacts): no allocation.
+        self.generations.resize(slots.len(), 0);
+        for c in &self.contacts {
+            let (a, b) = (c.a.body, c.b.body);
+            self.pair_keys.push(u64::from(a.index) << shift | u64::from(b.index));
+            (self.generations[a.index as usize], self.generations[b.index as usize]) = (a.generation, b.generation);
+        }
+        sort_keys(&mut self.pair_keys, &mut self.key_scratch);
+        self.pair_keys.dedup();
+        let generations = &self.generations;
+        let handle = |slot: u64| BodyHandle { index: slot as u32, generation: generations[slot as usize] };
+        let pair = |&k: &u64| (handle(k >> shift), handle(k & ((1 << shift) - 1)));
+        self.pairs.clear();
         #[cfg(feature = "parallel")]
-        {
-            self.pair_keys.par_extend(self.contacts.par_iter().with_min_len(CHUNK).map(key));
-            sort_keys(&mut self.pair_keys, &mut self.key_scratch);
-            self.pair_keys.dedup();
-            self.pairs.par_extend(self.pair_keys.par_iter().with_min_len(CHUNK).map(pair));
-        }
+        self.pairs.par_extend(self.pair_keys.par_iter().with_min_len(CHUNK).map(pair));
         #[cfg(not(feature = "parallel"))]
-        {
-            self.pair_keys.extend(self.contacts.iter().map(key));
-            sort_keys(&mut self.pair_keys, &mut self.key_scratch);
-            self.pair_keys.dedup();
-            self.pairs.extend(self.pair_keys.iter().map(pair));
-        }
+        self.pairs.extend(self.pair_keys.iter().map(pair));
         self.events.clear();
         self.ended.clear();
         // Bodies removed since the previous step get no `Ended` event.

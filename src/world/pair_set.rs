@@ -184,6 +184,11 @@ impl<const D: usize> PairSet<D> {
             self.leaving = share.max(LEAVING_DECAY * self.leaving);
         }
         self.kept = self.persistent && share <= STAY_PERSISTENT;
+        if self.kept && self.moved.is_empty() {
+            // Every frame stayed in its fat box: the pairs and their index
+            // stand as they are.
+            return;
+        }
         if self.kept {
             for &i in &self.moved {
                 self.grid.place(i, &self.fat_box(i as usize));

@@ -1,15 +1,19 @@
-//! Sorting a step's body-pair keys: a least-significant-digit radix sort.
+//! Sorting a step's keys (body pairs, frame pairs): a least-significant-
+//! digit radix sort over the bits that vary.
 //!
 //! Each step sorts one `u64` key per contact (two body slots packed) to
-//! find its body pairs. A comparison sort spends `log₂ n` comparisons and
-//! branch misses a key on these random keys; the radix sort moves each key
-//! once per byte that varies among the keys (slot indices below 2²⁴ vary
-//! in at most six of the eight), with no comparison at all. One pass counts
-//! every byte's histogram at once; bytes equal in every key are skipped.
-//! With several threads, large key sets are sorted in parallel instead.
+//! find its body pairs, and the pair set sorts its frame pairs. A
+//! comparison sort spends `log₂ n` comparisons and branch misses a key on
+//! these random keys; the radix sort moves each key once per digit, with
+//! no comparison at all. Digits cover only the span of bits that differ
+//! among the keys (a first pass finds it), up to [`MAX_DIGIT_BITS`] wide:
+//! 34 varying bits take 3 passes of 12-bit digits where bytes took 5 or 6.
+//! One pass counts every digit's histogram at once; digits equal in every
+//! key (the gap between two packed indices) are skipped. With several
+//! threads, large key sets are sorted in parallel instead.
 
-/// Bytes of a key.
-const DIGITS: usize = 8;
+/// Widest digit: 4,096 buckets, their counts (16 KB a digit) in L1/L2.
+const MAX_DIGIT_BITS: u32 = 12;
 
 /// Below this many keys a comparison sort is as fast, with no histograms
 /// to clear.
@@ -38,31 +42,66 @@ pub(super) fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
         keys.par_sort_unstable();
         return;
     }
-    let mut counts = [[0u32; 256]; DIGITS];
-    for &k in keys.iter() {
-        for (d, count) in counts.iter_mut().enumerate() {
-            count[(k >> (8 * d)) as usize & 0xff] += 1;
-        }
-    }
+    let digits = Digits::of(keys);
+    let buckets = 1usize << digits.bits;
+    // One digit's counts and the next one's, counted while this one is
+    // scattered (a key's digits do not depend on the order): 32 KB.
+    let (mut count, mut next) = ([0u32; 1 << MAX_DIGIT_BITS], [0u32; 1 << MAX_DIGIT_BITS]);
+    keys.iter().for_each(|&k| count[digits.digit(k, 0)] += 1);
     scratch.clear();
     scratch.resize(n, 0);
-    for (d, count) in counts.iter().enumerate() {
-        // A byte every key shares does not reorder them.
-        if count.iter().any(|&c| c as usize == n) {
-            continue;
+    for d in 0..digits.count {
+        next[..buckets].fill(0);
+        // A digit every key shares does not reorder them.
+        if count[..buckets].iter().any(|&c| c as usize == n) {
+            keys.iter().for_each(|&k| next[digits.digit(k, d + 1)] += 1);
+        } else {
+            // Counts become each bucket's next position.
+            let mut sum = 0u32;
+            for c in &mut count[..buckets] {
+                (*c, sum) = (sum, sum + *c);
+            }
+            for &k in keys.iter() {
+                let b = &mut count[digits.digit(k, d)];
+                scratch[*b as usize] = k;
+                *b += 1;
+                next[digits.digit(k, d + 1)] += 1;
+            }
+            std::mem::swap(keys, scratch);
         }
-        let mut start = [0u32; 256];
-        let mut sum = 0u32;
-        for (s, &c) in start.iter_mut().zip(count) {
-            *s = sum;
-            sum += c;
+        std::mem::swap(&mut count, &mut next);
+    }
+}
+
+/// The digits of a key set: `count` digits of `bits` bits from bit `low`
+/// (the lowest bit that varies) to past the highest that varies.
+#[derive(Clone, Copy, Debug)]
+struct Digits {
+    low: u32,
+    bits: u32,
+    count: usize,
+}
+
+impl Digits {
+    /// The digits covering the bits that vary among `keys` (not empty).
+    fn of(keys: &[u64]) -> Self {
+        let (or, and) = keys.iter().fold((0, u64::MAX), |(o, a), &k| (o | k, a & k));
+        let varying = or ^ and;
+        if varying == 0 {
+            return Digits { low: 0, bits: 1, count: 0 };
         }
-        for &k in keys.iter() {
-            let b = (k >> (8 * d)) as usize & 0xff;
-            scratch[start[b] as usize] = k;
-            start[b] += 1;
-        }
-        std::mem::swap(keys, scratch);
+        let low = varying.trailing_zeros();
+        let span = 64 - varying.leading_zeros() - low;
+        let count = span.div_ceil(MAX_DIGIT_BITS);
+        Digits { low, bits: span.div_ceil(count), count: count as usize }
+    }
+
+    /// Digit `d` of key `k` (`d` may be one past the last: any digit then).
+    #[inline(always)]
+    fn digit(&self, k: u64, d: usize) -> usize {
+        let shift = self.low + d as u32 * self.bits;
+        // A digit past bit 63 is zero (`checked_shr`: no overflow).
+        (k.checked_shr(shift).unwrap_or(0) & ((1 << self.bits) - 1)) as usize
     }
 }
 
@@ -114,6 +153,21 @@ mod tests {
             for keys in &sets {
                 pool.install(|| check(keys.clone()));
             }
+        }
+    }
+
+    /// Keys whose varying bits sit high, low, or span the whole word, and
+    /// spans that do not divide into equal digits.
+    #[test]
+    fn every_span_of_varying_bits_sorts() {
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        let mut next = move || {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            x
+        };
+        for (low, span) in [(0, 1), (0, 13), (5, 34), (40, 24), (63, 1), (0, 64), (1, 63), (17, 37)] {
+            let mask = if span == 64 { u64::MAX } else { ((1u64 << span) - 1) << low };
+            check((0..3000).map(|_| next() & mask | 0x8000_0000_0000_0000 & !mask).collect());
         }
     }
 

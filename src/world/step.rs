@@ -156,7 +156,7 @@ impl<const D: usize> World<D> {
         self.broad.update(&ctx, self.config.detail != ContactDetail::Candidates);
         self.profile.broad = lap.lap();
         let how = Narrowing::new(&self.config, self.spinning > 0);
-        let found = self.narrow.find_contacts(&self.broad, &ctx, how);
+        let found = self.narrow.find_contacts(&self.broad, &ctx, how, self.slots.len());
         self.profile.narrow = lap.lap();
         let step = PreparedStep { dt, repeat: false, still: ctx.still(), lap };
         match found {
