@@ -119,6 +119,9 @@ pub(super) struct BroadPhase<const D: usize> {
     /// The count at which the moving list was last brought up to date, by
     /// a step (`u64::MAX`: never).
     listed_at: u64,
+    /// Times the moving bodies' ranks were made afresh (not permuted with
+    /// the arrays by rank: a refresh of the moving store, a restore).
+    ranks_made: u64,
     /// True when the moving list was built from displacements all `+0.0`,
     /// no body turning: while nothing changed and nothing moves, the frames
     /// are where it has them and it is rebuilt as it is.
@@ -157,6 +160,7 @@ impl<const D: usize> BroadPhase<D> {
             proximity_grid: CellList::default(),
             edits: 0,
             listed_at: u64::MAX,
+            ranks_made: 0,
             listed_still: false,
         }
     }
@@ -184,6 +188,17 @@ impl<const D: usize> BroadPhase<D> {
             Motion::Fixed => self.fixed_fresh,
             Motion::Moving => self.moving_fresh,
         }
+    }
+
+    /// How many times the moving ranks were made afresh (see `ranks_made`):
+    /// an array by rank made at another count names other bodies.
+    pub fn ranks_made(&self) -> u64 {
+        self.ranks_made
+    }
+
+    /// Moving body `slot`'s rank, as last made (`None`: not ranked).
+    pub fn rank_of(&self, slot: u32) -> Option<u32> {
+        self.slot_rank.get(slot as usize).copied().filter(|&r| r != u32::MAX)
     }
 
     /// The count of changes (see `edits`).
@@ -375,6 +390,7 @@ impl<const D: usize> BroadPhase<D> {
             }
             self.largest_body = self.body_frames.iter().copied().max().unwrap_or(0);
             self.rank_slots(slots.len());
+            self.ranks_made = self.ranks_made.wrapping_add(1);
             self.moving_fresh = true;
         }
     }
@@ -583,22 +599,29 @@ impl<const D: usize> BroadPhase<D> {
     /// changed, then every `RESORT_STEPS` steps, the store is put back in
     /// the list's order (bodies drift out of it), the bodies in `slots`
     /// told where their frames went and `shifts` (by rank) re-ranked with
-    /// them (`scratch`: a free buffer of the same kind).
-    pub fn follow(&mut self, slots: &mut [Slot<D>], shifts: &mut [[f64; D]], scratch: &mut Vec<[f64; D]>) {
+    /// them (`scratch`: a free buffer of the same kind). With the pair set,
+    /// which keeps the store's order (compaction's, spatial), only the
+    /// ranks follow the store, once.
+    pub fn follow(&mut self, slots: &mut [Slot<D>], by_rank: ByRank<'_, D>, scratch: &mut Vec<[f64; D]>) {
         self.listed_at = self.edits;
         self.unsorted_steps = self.unsorted_steps.wrapping_add(1);
-        // The pair set keeps the store's order (compaction's, spatial).
-        if !self.persistent
-            && self.moving_fresh
-            && (self.unsorted_steps == 1 || self.unsorted_steps.is_multiple_of(RESORT_STEPS))
-        {
-            self.follow_slot_order(slots, shifts, scratch);
+        if !self.moving_fresh {
+            return;
+        }
+        if self.persistent {
+            if self.unsorted_steps == 1 && !self.ranked_in_store_order() {
+                self.rerank_bodies(slots.len(), by_rank, scratch);
+                // The odometers are by rank.
+                self.apart.forget();
+            }
+        } else if self.unsorted_steps == 1 || self.unsorted_steps.is_multiple_of(RESORT_STEPS) {
+            self.follow_slot_order(slots, by_rank, scratch);
         }
     }
 
     /// Reorders the moving store as the moving list's slots (frames left out
     /// of the list after them), and tells the bodies where their frames went.
-    fn follow_slot_order(&mut self, slots: &mut [Slot<D>], shifts: &mut [[f64; D]], scratch: &mut Vec<[f64; D]>) {
+    fn follow_slot_order(&mut self, slots: &mut [Slot<D>], by_rank: ByRank<'_, D>, scratch: &mut Vec<[f64; D]>) {
         if self.in_slot_order() {
             // Bodies at rest stay in order: nothing to move, and the pairs
             // remembered (apart, kept, at rest) still name their frames.
@@ -609,7 +632,7 @@ impl<const D: usize> BroadPhase<D> {
         // The frame of slot `p` is now at store index `p`: the list's ids
         // follow, so that queries after the step still name store indices.
         self.moving_grid.number_items_by_slot();
-        self.rerank_bodies(slots.len(), shifts, scratch);
+        self.rerank_bodies(slots.len(), by_rank, scratch);
         self.apart.forget();
     }
 
@@ -618,19 +641,26 @@ impl<const D: usize> BroadPhase<D> {
     /// change nothing.
     fn in_slot_order(&self) -> bool {
         let list = &self.moving_grid;
+        (0..list.len()).all(|p| list.item(p) == p as u32) && self.ranked_in_store_order()
+    }
+
+    /// True when the moving bodies are ranked in the order their frames
+    /// first come in the store: passes over the store read arrays by rank
+    /// in sequence.
+    fn ranked_in_store_order(&self) -> bool {
         let mut next = 0;
         let ranked = |m: &Meta| {
             next += u32::from(m.rank == next);
             m.rank < next
         };
-        (0..list.len()).all(|p| list.item(p) == p as u32) && self.moving.meta.iter().all(ranked)
+        self.moving.meta.iter().all(ranked)
     }
 
     /// Ranks the moving bodies in the order their frames come in the store,
     /// so per-body data (the displacements above all) is read in sequence
     /// by the passes over the store. Permutes the per-body arrays to match,
     /// through free scratch (no allocation once warm).
-    fn rerank_bodies(&mut self, slot_count: usize, shifts: &mut [[f64; D]], scratch: &mut Vec<[f64; D]>) {
+    fn rerank_bodies(&mut self, slot_count: usize, by_rank: ByRank<'_, D>, scratch: &mut Vec<[f64; D]>) {
         let bodies = self.moving_bodies.len();
         let map = &mut self.rank_scratch;
         map.clear();
@@ -645,12 +675,17 @@ impl<const D: usize> BroadPhase<D> {
             m.rank = *r;
         }
         let map = &self.rank_scratch;
-        scratch.clear();
-        scratch.resize(bodies, [0.0; D]);
-        for (old, d) in shifts.iter().enumerate() {
-            scratch[map[old] as usize] = *d;
+        for v in by_rank {
+            // A per-rank array of another length is not kept by rank.
+            if v.len() == bodies {
+                scratch.clear();
+                scratch.resize(bodies, [0.0; D]);
+                for (old, d) in v.iter().enumerate() {
+                    scratch[map[old] as usize] = *d;
+                }
+                v.copy_from_slice(scratch);
+            }
         }
-        shifts.copy_from_slice(scratch);
         for list in [&mut self.moving_bodies, &mut self.body_frames] {
             self.active.clear();
             self.active.resize(bodies, 0);
@@ -747,6 +782,7 @@ impl<const D: usize> BroadPhase<D> {
         self.body_frames = body_frames;
         self.moving_bodies = moving_bodies;
         self.rank_slots(slot_count);
+        self.ranks_made = self.ranks_made.wrapping_add(1);
     }
 
     /// Steps since the moving store was last put back in spatial order.
@@ -792,6 +828,10 @@ impl<const D: usize> BroadPhase<D> {
         }
     }
 }
+
+/// The world's arrays by moving body rank that a re-ranking permutes with
+/// the ranks: the step's displacements and the velocities' copy.
+pub(super) type ByRank<'a, const D: usize> = [&'a mut [[f64; D]]; 2];
 
 /// Tells the body of the frame `m` in `slots` that the frame is now at
 /// store index `i`.

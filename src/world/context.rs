@@ -28,6 +28,35 @@ pub(super) struct StepMotion<const D: usize> {
     pub turned_frames: hashbrown::HashMap<FrameId, Frame<D>>,
     /// A box around the moving frames, for the range check (`range_check.rs`).
     pub range: RangeBound<D>,
+    /// Per moving body (by rank), a copy of its velocity, so that a step
+    /// reads them in one dense array rather than from the bodies' slots:
+    /// copied at the first step after the ranks were made (its length is
+    /// then theirs), written through by whatever sets a moving body's
+    /// velocity ([`StepMotion::velocity_set`]), permuted with the ranks.
+    pub velocities: Vec<[f64; D]>,
+    /// The broad phase's count of ranks made when the copy was made.
+    pub velocities_at: u64,
+}
+
+impl<const D: usize> StepMotion<D> {
+    /// The arrays a re-ranking permutes (`BroadPhase::follow`).
+    pub fn by_rank(&mut self) -> ([&mut [[f64; D]]; 2], &mut Vec<[f64; D]>) {
+        ([&mut self.shifts, &mut self.velocities], &mut self.next_shifts)
+    }
+
+    /// True when the velocities' copy names the bodies of these ranks
+    /// (`ranks_made`: the broad phase's count; `bodies`: their number).
+    pub fn velocities_current(&self, ranks_made: u64, bodies: usize) -> bool {
+        self.velocities_at == ranks_made && self.velocities.len() == bodies
+    }
+
+    /// Moving body `rank` (`None`: not a ranked moving body) now has
+    /// velocity `v`: its copy follows.
+    pub fn velocity_set(&mut self, rank: Option<u32>, v: [f64; D]) {
+        if let Some(c) = rank.and_then(|r| self.velocities.get_mut(r as usize)) {
+            *c = v;
+        }
+    }
 }
 
 /// One step's inputs to its stages, by moving body rank: the displacements

@@ -437,6 +437,7 @@ impl<const D: usize> World<D> {
             return Err(WorldError::FixedBody(handle));
         }
         stored.body.velocity = velocity;
+        self.motion.velocity_set(self.broad.rank_of(handle.index), velocity);
         self.narrow.motion_set();
         Ok(())
     }
@@ -823,6 +824,14 @@ impl<const D: usize> World<D> {
         assert_eq!(spinning, self.spinning, "spinning bodies");
         self.broad.validate(self.slots.len());
         self.motion.range.validate(self.broad.edits(), &self.broad.moving.frames);
+        let bodies = &self.broad.moving_bodies;
+        if self.broad.is_fresh(Motion::Moving) && self.motion.velocities_current(self.broad.ranks_made(), bodies.len())
+        {
+            for (v, &slot) in self.motion.velocities.iter().zip(bodies) {
+                let body = &self.slots[slot as usize].stored.as_ref().expect("a ranked body lives").body;
+                assert_eq!(v.map(f64::to_bits), body.velocity.map(f64::to_bits), "the velocities' copy follows");
+            }
+        }
         if self.narrow.is_current(&self.broad) {
             let named = |id: FrameId| self.frame(id).is_ok();
             assert!(self.narrow.contacts.iter().all(|c| named(c.a) && named(c.b)), "contacts name live frames");

@@ -176,8 +176,8 @@ impl<const D: usize> World<D> {
         if step.repeat {
             self.narrow.repeat();
             // Nothing to advance; the broad phase still counts the step.
-            let motion = &mut self.motion;
-            self.broad.follow(&mut self.slots, &mut motion.shifts, &mut motion.next_shifts);
+            let (by_rank, scratch) = self.motion.by_rank();
+            self.broad.follow(&mut self.slots, by_rank, scratch);
         } else {
             lap.lap();
             self.narrow.take_found();
@@ -212,6 +212,7 @@ impl<const D: usize> World<D> {
             if let Ok(stored) = self.stored_mut(h) {
                 stored.body.velocity = velocity;
                 stored.body.angular_velocity = turn;
+                self.motion.velocity_set(self.broad.rank_of(h.index), velocity);
             }
         }
         self.spinning = self.undo.spinning;
@@ -337,13 +338,20 @@ impl<const D: usize> World<D> {
     /// `next_shift`; a displacement that is not a finite number within
     /// range counts as zero, and its body is listed in `runaways`.
     fn next_displacements(&mut self, dt: f64) {
-        self.motion.next_shifts.clear();
-        self.motion.next_shifts.resize(self.broad.moving_bodies.len(), [0.0; D]);
-        let slots = &self.slots;
-        let velocity = |slot: u32| slots[slot as usize].stored.as_ref().map_or([0.0; D], |s| s.body.velocity);
-        // In parallel: each body's velocity is behind its slot (a cache
-        // miss a body). True for a bad displacement, left at zero.
-        let shift = |(d, &slot): (&mut [f64; D], &u32)| match displacement(&velocity(slot), dt) {
+        let (bodies, motion) = (&self.broad.moving_bodies, &mut self.motion);
+        if !motion.velocities_current(self.broad.ranks_made(), bodies.len()) {
+            // The ranks were made since the copy: copied again from the
+            // slots (a cache miss a body), once.
+            let slots = &self.slots;
+            let velocity = |&slot: &u32| slots[slot as usize].stored.as_ref().map_or([0.0; D], |s| s.body.velocity);
+            motion.velocities.clear();
+            motion.velocities.extend(bodies.iter().map(velocity));
+            motion.velocities_at = self.broad.ranks_made();
+        }
+        motion.next_shifts.clear();
+        motion.next_shifts.resize(bodies.len(), [0.0; D]);
+        // True for a bad displacement, left at zero.
+        let shift = |(d, v): (&mut [f64; D], &[f64; D])| match displacement(v, dt) {
             Ok(x) => {
                 *d = x;
                 false
@@ -351,21 +359,19 @@ impl<const D: usize> World<D> {
             Err(_) => true,
         };
         #[cfg(feature = "parallel")]
-        let bad = self
-            .motion
+        let bad = motion
             .next_shifts
             .par_iter_mut()
-            .zip(&self.broad.moving_bodies)
+            .zip(&motion.velocities)
             .with_min_len(CHUNK)
             .map(shift)
             .reduce(|| false, |a, b| a | b);
         #[cfg(not(feature = "parallel"))]
-        let bad =
-            self.motion.next_shifts.iter_mut().zip(&self.broad.moving_bodies).map(shift).fold(false, |a, b| a | b);
+        let bad = motion.next_shifts.iter_mut().zip(&motion.velocities).map(shift).fold(false, |a, b| a | b);
         if bad {
             // Rare: list them, in rank order.
-            for (rank, &slot) in self.broad.moving_bodies.iter().enumerate() {
-                if let Err(value) = displacement(&velocity(slot), dt) {
+            for (rank, (v, &slot)) in motion.velocities.iter().zip(bodies).enumerate() {
+                if let Err(value) = displacement(v, dt) {
                     self.runaways.push(Found { slot, rank: rank as u32, bad_number: Some(value) });
                 }
             }
@@ -411,8 +417,8 @@ impl<const D: usize> World<D> {
             self.motion.range.forget();
             self.turn_bodies();
         }
-        let motion = &mut self.motion;
-        self.broad.follow(&mut self.slots, &mut motion.shifts, &mut motion.next_shifts);
+        let (by_rank, scratch) = self.motion.by_rank();
+        self.broad.follow(&mut self.slots, by_rank, scratch);
     }
 
     /// The moving bodies' poses translate by their displacements: in
