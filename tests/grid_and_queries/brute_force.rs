@@ -32,9 +32,9 @@
 //! overlap, and (checked on the world's answer) every intersecting pair
 //! among them.
 //!
-//! Default run: `cargo test --release --test grid_and_queries brute_force::` (a few seconds).
+//! Default run: `cargo test --release --test suite grid_and_queries::brute_force::` (a few seconds).
 //! Long run (more seeds, 4,000 frames per scene):
-//! `cargo test --release --test grid_and_queries brute_force:: -- --ignored --nocapture`.
+//! `cargo test --release --test suite grid_and_queries::brute_force:: -- --ignored --nocapture`.
 
 use crate::support::world as world_support;
 
@@ -368,7 +368,7 @@ fn candidates_mode_2d() {
 }
 
 /// More seeds and 4,000 frames per scene (about a minute on 2 cores):
-/// `cargo test --release --test grid_and_queries brute_force:: -- --ignored --nocapture`.
+/// `cargo test --release --test suite grid_and_queries::brute_force:: -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn long_many_seeds() {

@@ -7,7 +7,7 @@
 //! else is drawn. Also a small world checked line by line, stale contacts,
 //! a bad time step and a runaway body.
 //!
-//! Run: `cargo test --release --test grid_and_queries debug_draw::`.
+//! Run: `cargo test --release --test suite grid_and_queries::debug_draw::`.
 
 use crate::support::world as world_support;
 

@@ -35,7 +35,7 @@
 //!   twin world without it).
 //! * `ExactBox` mode: a no-op, bit for bit.
 //!
-//! Run: `cargo test --release --test grid_and_queries exact_boxes::`.
+//! Run: `cargo test --release --test suite grid_and_queries::exact_boxes::`.
 
 use crate::support::world as world_support;
 

@@ -42,10 +42,10 @@
 //! scene): with `BAND · scale` about 1e-3 for frames of size 1 at ±1e6, a
 //! few of the scene "offset ±1e6" fall in it.
 //!
-//! Default run: `cargo test --release --test grid_and_queries parry:: -- --nocapture`
+//! Default run: `cargo test --release --test suite grid_and_queries::parry:: -- --nocapture`
 //! prints the counts (candidates, contacts, pairs in the band and how many of
 //! them disagree). Long run (more seeds, larger scenes):
-//! `cargo test --release --test grid_and_queries parry:: -- --ignored --nocapture`.
+//! `cargo test --release --test suite grid_and_queries::parry:: -- --ignored --nocapture`.
 
 use crate::support;
 use crate::support::world as world_support;
@@ -267,7 +267,7 @@ fn parry_agrees_2d() {
 }
 
 /// More seeds, 3,000 frames per scene:
-/// `cargo test --release --test grid_and_queries parry:: -- --ignored --nocapture`.
+/// `cargo test --release --test suite grid_and_queries::parry:: -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn long_parry_many_seeds() {

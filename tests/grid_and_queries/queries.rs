@@ -5,7 +5,7 @@
 //! is re-sorted into the list's order (steps 1 and 33), and after an edit
 //! that outdates the list.
 //!
-//! Run: `cargo test --release --test grid_and_queries queries::`.
+//! Run: `cargo test --release --test suite grid_and_queries::queries::`.
 
 use crate::support::world as world_support;
 

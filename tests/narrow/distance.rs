@@ -16,7 +16,7 @@
 //! its frame and the witnesses are that distance apart. Disagreements with
 //! parry beyond `1e-6 · scale` are counted (its GJK stops at a tolerance).
 //!
-//! Default run: `cargo test --release --test narrow distance::` (200,000 pairs per
+//! Default run: `cargo test --release --test suite narrow::distance::` (200,000 pairs per
 //! dimension). Long run: `-- --ignored` (2,000,000 per dimension).
 
 use crate::support;

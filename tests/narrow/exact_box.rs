@@ -42,7 +42,7 @@
 //!
 //! The default run is a few thousand pairs per case. The long run (100 000
 //! pairs per case, `#[ignore]`d) is
-//! `cargo test --release --test narrow exact_box:: -- --ignored`.
+//! `cargo test --release --test suite narrow::exact_box:: -- --ignored`.
 
 use std::time::Instant;
 
@@ -409,28 +409,28 @@ fn moving_3d_matches_the_oracle() {
     run::<3>(true, PAIRS, 0x3d_0002);
 }
 
-// The long variants: `cargo test --release --test narrow exact_box:: -- --ignored`.
+// The long variants: `cargo test --release --test suite narrow::exact_box:: -- --ignored`.
 
 #[test]
-#[ignore = "long: 100k pairs; cargo test --release --test narrow exact_box:: -- --ignored"]
+#[ignore = "long: 100k pairs; cargo test --release --test suite narrow::exact_box:: -- --ignored"]
 fn long_static_2d_matches_the_oracle() {
     run::<2>(false, LONG_PAIRS, 0x2d_1001);
 }
 
 #[test]
-#[ignore = "long: 100k pairs; cargo test --release --test narrow exact_box:: -- --ignored"]
+#[ignore = "long: 100k pairs; cargo test --release --test suite narrow::exact_box:: -- --ignored"]
 fn long_static_3d_matches_the_oracle() {
     run::<3>(false, LONG_PAIRS, 0x3d_1001);
 }
 
 #[test]
-#[ignore = "long: 100k pairs; cargo test --release --test narrow exact_box:: -- --ignored"]
+#[ignore = "long: 100k pairs; cargo test --release --test suite narrow::exact_box:: -- --ignored"]
 fn long_moving_2d_matches_the_oracle() {
     run::<2>(true, LONG_PAIRS, 0x2d_1002);
 }
 
 #[test]
-#[ignore = "long: 100k pairs; cargo test --release --test narrow exact_box:: -- --ignored"]
+#[ignore = "long: 100k pairs; cargo test --release --test suite narrow::exact_box:: -- --ignored"]
 fn long_moving_3d_matches_the_oracle() {
     run::<3>(true, LONG_PAIRS, 0x3d_1002);
 }

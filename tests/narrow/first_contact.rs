@@ -17,7 +17,7 @@
 //! * for frames overlapping at the start: instant 0 and the penetration of
 //!   the frames there, and a manifold within half the depth of both.
 //!
-//! Default run: `cargo test --release --test narrow first_contact::` (100,000 pairs
+//! Default run: `cargo test --release --test suite narrow::first_contact::` (100,000 pairs
 //! per dimension).
 
 use crate::support;

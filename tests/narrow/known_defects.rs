@@ -1,6 +1,6 @@
 //! Known defects, each a test that fails today, `#[ignore]`d with its
 //! reason so that the suite stays green and the defect stays visible. Run
-//! them with `cargo test --release --test narrow known_defects:: -- --ignored`; fix
+//! them with `cargo test --release --test suite narrow::known_defects:: -- --ignored`; fix
 //! the code, then drop the `#[ignore]`.
 
 /// A vertex of `A` meets a vertex of `B` at t = 2/3; `B`'s vertex (2, -1)

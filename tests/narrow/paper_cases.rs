@@ -18,7 +18,7 @@
 //! The brute-force oracle (`tests/support/brute.rs`) must agree with every
 //! literal of the tables. The literals were first derived by hand and then
 //! cross-checked against it. To print the oracle's view of every case, run
-//! `cargo test --release --test narrow paper_cases:: -- --ignored --nocapture`.
+//! `cargo test --release --test suite narrow::paper_cases:: -- --ignored --nocapture`.
 
 use crate::support::brute::{self, Brute};
 use fmbgrid::{Frame, Frame2, Frame3, intersect, overlaps};

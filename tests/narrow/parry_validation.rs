@@ -46,10 +46,10 @@
 //! that parry misses or gets wrong by more than `TIME_TOL` are arbitrated by
 //! the exact reference in the same way.
 //!
-//! Default run: `cargo test --release --test narrow parry_validation::` (about 7 s on
+//! Default run: `cargo test --release --test suite narrow::parry_validation::` (about 7 s on
 //! 2 cores; in an unoptimised build the case size drops to `DEBUG_PAIRS`).
 //! Long run (5,000,000 pairs per case, about 3 minutes on 2 cores):
-//! `cargo test --release --test narrow parry_validation:: -- --ignored`.
+//! `cargo test --release --test suite narrow::parry_validation:: -- --ignored`.
 //!
 //! `regression_*` tests replay pairs found by the long run, with their
 //! exact inputs.
@@ -426,9 +426,9 @@ fn moving_3d() {
 }
 
 /// Millions of pairs per case, other seeds:
-/// `cargo test --release --test narrow parry_validation:: -- --ignored`.
+/// `cargo test --release --test suite narrow::parry_validation:: -- --ignored`.
 #[test]
-#[ignore = "long run: cargo test --release --test narrow parry_validation:: -- --ignored"]
+#[ignore = "long run: cargo test --release --test suite narrow::parry_validation:: -- --ignored"]
 fn long_run() {
     let failures = [
         run::<2, Parry2>("2D static (long)", false, LONG_PAIRS, 0x012D_57A7),

@@ -19,9 +19,9 @@
 //! `Some` exactly when `fmbgrid::overlaps` says the interiors meet, except
 //! within the touching band (`support::band`).
 //!
-//! Default run: `cargo test --release --test narrow penetration::` (400,000 pairs per
+//! Default run: `cargo test --release --test suite narrow::penetration::` (400,000 pairs per
 //! dimension, about 90,000 of them overlapping, each kind pair represented;
-//! about 1 s). Long run: `cargo test --release --test narrow penetration:: --
+//! about 1 s). Long run: `cargo test --release --test suite narrow::penetration:: --
 //! --ignored` (2,000,000 per dimension).
 
 use crate::support;

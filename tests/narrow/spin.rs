@@ -15,7 +15,7 @@
 //! passes the identity), a blade through a thin plate within one step,
 //! exact answers for pairs without spin, and bad input.
 //!
-//! Run: `cargo test --release --test narrow spin::`.
+//! Run: `cargo test --release --test suite narrow::spin::`.
 
 use fmbgrid::query::distance;
 use fmbgrid::{Frame, FrameError, FrameKind, Spin, intersect, intersect_spinning, overlaps};

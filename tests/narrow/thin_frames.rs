@@ -12,7 +12,7 @@
 //! `intersect` and `overlap_interval` agree.
 //!
 //! The long run (millions of pairs):
-//! `cargo test --release --test narrow thin_frames:: -- --ignored`.
+//! `cargo test --release --test suite narrow::thin_frames:: -- --ignored`.
 
 use crate::support;
 

@@ -2,7 +2,7 @@
 //! are exact, quaternions give the rotations `Pose3::from_axis_angle`
 //! gives, and malformed input is an error.
 //!
-//! Run: `cargo test --release --features mint --test scenes_and_io interop::` (the README's
+//! Run: `cargo test --release --features mint --test suite scenes_and_io::interop::` (the README's
 //! test command enables the feature).
 
 #![cfg(feature = "mint")]

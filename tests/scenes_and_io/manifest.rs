@@ -104,15 +104,19 @@ fn mpi_tests_have_their_own_command() {
     assert!(read(".ci/run").contains("cargo test --release --features mpi --test mpi"), "CI runs it");
 }
 
-/// The integration tests build into a few binaries: one crate per area
-/// (`tests/<area>/main.rs`), plus the two that must stay alone
-/// (`world_allocations.rs` and `world_low_memory.rs` install a global
-/// allocator; `mpi.rs` needs the `mpi` feature). A file in an area folder that its `main.rs` does not
-/// declare would never be compiled, and its tests would silently not run.
+/// The integration tests build into a few binaries: the suite
+/// (`tests/suite.rs`), whose areas are folders (`tests/<area>/mod.rs`), plus
+/// the crates that must stay alone (`world_allocations.rs` and
+/// `world_low_memory.rs` install a global allocator; `mpi.rs` needs the
+/// `mpi` feature). A folder the suite does not declare, or a file in an
+/// area folder that its `mod.rs` does not, would never be compiled, and its
+/// tests would silently not run.
 #[test]
 fn integration_tests_are_a_few_crates_that_declare_every_file() {
-    const ALONE: &[&str] = &["mpi.rs", "world_allocations.rs", "world_low_memory.rs"];
+    const ALONE: &[&str] = &["suite.rs", "mpi.rs", "world_allocations.rs", "world_low_memory.rs"];
     let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let suite = read("tests/suite.rs");
+    let declares = |text: &str, stem: &str| text.lines().any(|l| l.trim() == format!("mod {stem};"));
     let mut crates = Vec::new();
     for entry in std::fs::read_dir(&tests).expect("tests/") {
         let path = entry.expect("an entry").path();
@@ -120,23 +124,25 @@ fn integration_tests_are_a_few_crates_that_declare_every_file() {
         if path.is_file() && name.ends_with(".rs") {
             assert!(
                 ALONE.contains(&name.as_str()),
-                "tests/{name} is a test binary of its own: make it a module of an area crate (tests/<area>/main.rs)"
+                "tests/{name} is a test binary of its own: make it a module of the suite (tests/<area>/)"
             );
             crates.push(name);
         } else if path.join("main.rs").is_file() {
-            let main = std::fs::read_to_string(path.join("main.rs")).expect("main.rs");
+            panic!("tests/{name}/main.rs is a test binary of its own: make the folder an area of tests/suite.rs");
+        } else if name != "support" && path.join("mod.rs").is_file() {
+            assert!(declares(&suite, &name), "tests/suite.rs does not declare `mod {name};`: its tests never run");
+            let area = std::fs::read_to_string(path.join("mod.rs")).expect("mod.rs");
             for file in std::fs::read_dir(&path).expect("an area folder") {
                 let file = file.expect("an entry").path();
                 let stem = file.file_stem().and_then(|s| s.to_str()).expect("a UTF-8 name");
-                if file.extension().is_some_and(|e| e == "rs") && stem != "main" {
+                if file.extension().is_some_and(|e| e == "rs") && stem != "mod" {
                     assert!(
-                        main.lines().any(|l| l.trim() == format!("mod {stem};")),
-                        "tests/{name}/main.rs does not declare `mod {stem};`: its tests never run"
+                        declares(&area, stem),
+                        "tests/{name}/mod.rs does not declare `mod {stem};`: its tests never run"
                     );
                 }
             }
-            crates.push(name);
         }
     }
-    assert!(crates.len() <= 7, "{} integration-test crates: {crates:?}", crates.len());
+    assert!(crates.len() <= 4, "{} integration-test crates: {crates:?}", crates.len());
 }

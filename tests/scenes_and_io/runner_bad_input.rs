@@ -5,7 +5,7 @@
 //! allocate in proportion to a hostile count shows as a failure here, not
 //! as a slow machine.
 //!
-//! Run: `cargo test --release --test scenes_and_io runner_bad_input::` (needs the `cli`
+//! Run: `cargo test --release --test suite scenes_and_io::runner_bad_input::` (needs the `cli`
 //! feature, on by default, and a POSIX `sh`).
 #![cfg(feature = "cli")]
 

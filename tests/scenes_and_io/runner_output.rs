@@ -4,7 +4,7 @@
 //! run of the same scene; and an unwritable contacts file refused before
 //! the run.
 //!
-//! Run: `cargo test --release --test scenes_and_io runner_output::` (needs the `cli`
+//! Run: `cargo test --release --test suite scenes_and_io::runner_output::` (needs the `cli`
 //! feature, on by default).
 #![cfg(feature = "cli")]
 

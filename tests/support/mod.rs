@@ -1,9 +1,8 @@
-//! The one support module of the integration tests. Each test crate
-//! (`tests/<area>/main.rs`) declares it with
-//! `#[path = "../support/mod.rs"] mod support;` and its files import it with
-//! `use crate::support;` (`tests/world_allocations.rs`, a crate of its own,
-//! with `mod support;`). Each crate uses only part of it, hence the blanket
-//! `dead_code` allowance.
+//! The one support module of the integration tests. The suite
+//! (`tests/suite.rs`) declares it with `mod support;` and its area folders'
+//! files import it with `use crate::support;` (`tests/world_allocations.rs`,
+//! a crate of its own, likewise). Each crate uses only part of it, hence
+//! the blanket `dead_code` allowance.
 //!
 //! * [`math`]: the seeded generator ([`rng`]) and the small vector helpers,
 //!   for every crate (re-exported here).

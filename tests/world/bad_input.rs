@@ -17,7 +17,7 @@
 //! 1e15). Both signs of the huge sweeps are tested: negative coordinates far
 //! beyond the grid's `i32` cell range are the risky side.
 //!
-//! Run: `cargo test --release --test world bad_input::`; these tests are
+//! Run: `cargo test --release --test suite world::bad_input::`; these tests are
 //! cheap, and worth running in debug too (`cargo test --test
 //! world_bad_input`), where integer overflow panics instead of wrapping.
 //!

@@ -13,7 +13,7 @@
 //! filters, over five steps with removals, insertions, re-poses and new
 //! velocities between them.
 //!
-//! Run: `cargo test --release --test world determinism::`.
+//! Run: `cargo test --release --test suite world::determinism::`.
 
 use crate::support::world as world_support;
 

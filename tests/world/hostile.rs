@@ -7,9 +7,9 @@
 //! every step equals the brute force). The same driver is the fuzz target
 //! `fuzz/fuzz_targets/world_ops.rs`.
 //!
-//! Run: `cargo test --release --test world hostile::` (256 cases per
+//! Run: `cargo test --release --test suite world::hostile::` (256 cases per
 //! dimension and policy); more: `PROPTEST_CASES=10000 cargo test --release
-//! --test world hostile::`.
+//! --test suite world::hostile::`.
 
 use crate::support::world as world_support;
 

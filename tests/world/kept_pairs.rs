@@ -8,7 +8,7 @@
 //! bodies start and stop, jump to new poses or are posed where they are,
 //! many move at once, bodies come and go, and the store is re-sorted.
 //!
-//! Run: `cargo test --release --test world kept_pairs::`.
+//! Run: `cargo test --release --test suite world::kept_pairs::`.
 
 #![cfg(feature = "serde")]
 

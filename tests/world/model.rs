@@ -29,8 +29,8 @@
 //! before, even when its slot is reused (reuse is counted to make sure it
 //! happens).
 //!
-//! Default run: `cargo test --release --test world model::` (512 cases per
-//! dimension). More cases: `PROPTEST_CASES=5000 cargo test --release --test world model::`.
+//! Default run: `cargo test --release --test suite world::model::` (512 cases per
+//! dimension). More cases: `PROPTEST_CASES=5000 cargo test --release --test suite world::model::`.
 
 use crate::support::world as world_support;
 

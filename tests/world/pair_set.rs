@@ -11,7 +11,7 @@
 //! restored from a snapshot (which starts with no set): the same contacts
 //! in the same order, bit for bit.
 //!
-//! Run: `cargo test --release --test world pair_set::`.
+//! Run: `cargo test --release --test suite world::pair_set::`.
 
 use crate::support::world as world_support;
 

@@ -5,7 +5,7 @@
 //! twice, and rows that are no pose (a NaN, a flat matrix) or take a frame
 //! out of range.
 //!
-//! Run: `cargo test --release --test world pose_rows::`.
+//! Run: `cargo test --release --test suite world::pose_rows::`.
 
 #![cfg(feature = "serde")]
 

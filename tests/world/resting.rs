@@ -8,12 +8,12 @@
 //! displacements of `-0.0` or of a few ulps, jump or are posed where they
 //! are, turn and stop turning, and bodies (moving and fixed) come and go.
 //!
-//! Run: `cargo test --release --test world resting::`.
+//! Run: `cargo test --release --test suite world::resting::`.
 
 #![cfg(feature = "serde")]
 
-use crate::kept_pairs::{moving, step_against_the_pass, velocity};
 use crate::support::world as world_support;
+use crate::world::kept_pairs::{moving, step_against_the_pass, velocity};
 
 use fmbgrid::{Body, ContactDetail, Frame, Pose, World, WorldConfig};
 use rand::Rng;

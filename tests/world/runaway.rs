@@ -5,7 +5,7 @@
 //! body's contacts are the brute force's (`check_step` knows the rule);
 //! with `Runaway::Refuse` the step fails and nothing changes.
 //!
-//! Run: `cargo test --release --test world runaway::`.
+//! Run: `cargo test --release --test suite world::runaway::`.
 
 use crate::support::world as world_support;
 

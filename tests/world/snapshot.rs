@@ -7,7 +7,7 @@
 //! boundary. Every serialisable type round-trips through JSON; scenes
 //! round-trip through TOML; corrupted snapshots give errors, not panics.
 //!
-//! Run: `cargo test --release --test world snapshot::` (the
+//! Run: `cargo test --release --test suite world::snapshot::` (the
 //! README's test command enables the feature).
 
 #![cfg(feature = "serde")]
@@ -52,7 +52,7 @@ fn shipped_scenes_go_on_bit_for_bit_after_a_restore() {
 }
 
 /// The full 100 steps on every scene, the big ones included
-/// (several minutes): `cargo test --release --test world
+/// (several minutes): `cargo test --release --test suite world::
 /// shipped_scenes_go_on_bit_for_bit_for_100_steps -- --ignored`.
 #[test]
 #[ignore]

@@ -9,7 +9,7 @@
 //! the turning bodies' frames are placed anew from their turned poses.
 //! The same across thread counts, bit for bit.
 //!
-//! Run: `cargo test --release --test world spinning::`.
+//! Run: `cargo test --release --test suite world::spinning::`.
 
 use crate::support::world as world_support;
 

@@ -5,7 +5,7 @@
 //! `pairs_within`, a snapshot restored, and the re-sorts of steps 1 and 33.
 //!
 //! In a debug build the world also validates itself after every step and
-//! change; run it so: `cargo test --test world validate::`
+//! change; run it so: `cargo test --test suite world::validate::`
 //! (the release suite runs it too, with the explicit calls only).
 
 use fmbgrid::{Body, Frame3, Pose3, World3, WorldConfig};

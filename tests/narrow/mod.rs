@@ -4,11 +4,8 @@
 //! distance, penetration, first contact, ray casts, spinning pairs, thin
 //! frames, bad input and property tests.
 //!
-//! One test binary: `cargo test --release --test narrow`; one file's tests
-//! with a filter, e.g. `cargo test --release --test narrow exact_box::`.
-
-#[path = "../support/mod.rs"]
-mod support;
+//! In the one test binary (`tests/suite.rs`); one file's tests with a
+//! filter, e.g. `cargo test --release --test suite narrow::exact_box::`.
 
 mod bad_input;
 mod distance;

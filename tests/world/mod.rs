@@ -3,11 +3,8 @@
 //! snapshots, turning bodies, runaway bodies, and the distributed world over
 //! in-process ranks (`LocalComm`).
 //!
-//! One test binary: `cargo test --release --test world`; one file's tests
-//! with a filter, e.g. `cargo test --release --test world model::`.
-
-#[path = "../support/mod.rs"]
-mod support;
+//! In the one test binary (`tests/suite.rs`); one file's tests with a
+//! filter, e.g. `cargo test --release --test suite world::model::`.
 
 mod bad_input;
 mod determinism;

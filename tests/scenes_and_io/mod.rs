@@ -2,8 +2,8 @@
 //! the `fmbgrid` runner's output and its refusals, mint conversions, and the
 //! manifest's promises (the README's test command needs only the toolchain).
 //!
-//! One test binary: `cargo test --release --test scenes_and_io`; one file's
-//! tests with a filter, e.g. `cargo test --release --test scenes_and_io scenes::`.
+//! In the one test binary (`tests/suite.rs`); one file's tests with a
+//! filter, e.g. `cargo test --release --test suite scenes_and_io::scenes::`.
 
 mod interop;
 mod manifest;

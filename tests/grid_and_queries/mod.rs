@@ -2,12 +2,8 @@
 //! each contact mode, exact boxes, parry), and the world's queries:
 //! proximity, region and point queries, rays, and debug drawing.
 //!
-//! One test binary: `cargo test --release --test grid_and_queries`; one
-//! file's tests with a filter, e.g.
-//! `cargo test --release --test grid_and_queries brute_force::`.
-
-#[path = "../support/mod.rs"]
-mod support;
+//! In the one test binary (`tests/suite.rs`); one file's tests with a
+//! filter, e.g. `cargo test --release --test suite grid_and_queries::brute_force::`.
 
 mod brute_force;
 mod debug_draw;
