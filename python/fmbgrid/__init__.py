@@ -31,6 +31,7 @@ shared freely.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
@@ -124,6 +125,18 @@ def _f64(x: ArrayLike, name: str) -> np.ndarray:
             raise TypeError(f"{name}: expected an array of real numbers, got dtype {a.dtype}")
         a = a.astype(np.float64)
     return a
+
+
+def _real(x: Any, name: str) -> float:
+    """``x`` as a float when it is a real number (any ``numbers.Real``:
+    Python and numpy ints and floats, fractions; or a 0-d array of one); a
+    ``TypeError`` naming ``name`` otherwise (``float()`` alone would take
+    ``"0.1"``)."""
+    if isinstance(x, numbers.Real):
+        return float(x)
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "biuf":
+        return float(x)
+    raise TypeError(f"{name} must be a real number, not {type(x).__name__}")
 
 
 def _int(x: ArrayLike, name: str, dtype: Any) -> np.ndarray:
@@ -602,7 +615,7 @@ class World:
         """Finds every pair of frames that intersects at some instant of the
         next ``dt`` time units, then advances the moving bodies by
         ``velocity * dt``. The GIL is released while the engine works."""
-        return StepResult(*self._w.step(float(dt)))
+        return StepResult(*self._w.step(_real(dt, "dt")))
 
     def time_steps(self, dt: float, steps: int, also: str = "") -> np.ndarray:
         """Runs ``steps`` steps in the engine alone (nothing is returned to
@@ -614,7 +627,7 @@ class World:
         :meth:`set_poses` or :meth:`set_velocities` with all bodies does;
         with either, each step's body pairs are then read as slot indices
         (as ``(body_pairs & 0xFFFFFFFF)`` reads them in Python)."""
-        return np.array(self._w.time_steps(float(dt), steps, also))
+        return np.array(self._w.time_steps(_real(dt, "dt"), steps, also))
 
     def parked(self) -> np.ndarray:
         """Bodies the last step parked (runaways), ``(K,)`` uint64."""
@@ -623,7 +636,7 @@ class World:
     def pairs_within(self, delta: float) -> Proximities:
         """Every pair of frames at most ``delta`` apart where they are now, with
         the distance and a closest point on each."""
-        return Proximities(*self._w.pairs_within(float(delta)))
+        return Proximities(*self._w.pairs_within(_real(delta, "delta")))
 
     def cast_rays(self, origins: ArrayLike, directions: ArrayLike, max_time: ArrayLike = MAX_COORDINATE) -> RayHits:
         """The first frame each ray ``origins[k] + s * directions[k]``,
@@ -704,7 +717,7 @@ class World:
         it), the box each moving frame sweeps over a step of ``dt``, and
         (with ``contacts``) each contact's box of the last step. Plot them
         with matplotlib's ``LineCollection`` (2D) or ``Line3DCollection``."""
-        return DebugLines(*self._w.debug_draw(float(dt), bool(contacts)))
+        return DebugLines(*self._w.debug_draw(_real(dt, "dt"), bool(contacts)))
 
     def snapshot(self) -> bytes:
         """The world as bytes; :meth:`restore` gives a world that steps bit
@@ -907,7 +920,7 @@ def mesh_frames(
     ``world.insert(frames, np.zeros(len(frames), dtype=int))``."""
     tri = None if triangles is None else _int(triangles, "triangles", np.uint32)
     tet = None if tetrahedra is None else _int(tetrahedra, "tetrahedra", np.uint32)
-    f, degenerate, invalid = _native.mesh_frames(_f64(vertices, "vertices"), tri, tet, float(thickness))
+    f, degenerate, invalid = _native.mesh_frames(_f64(vertices, "vertices"), tri, tet, _real(thickness, "thickness"))
     return MeshFrames(Frames._wrap(f), degenerate, invalid)
 
 

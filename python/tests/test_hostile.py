@@ -3,6 +3,8 @@ broadcast arrays, huge counts, stale handles. Every one gives a Python
 exception with the engine's message, and a refused bulk call leaves the
 world exactly as it was (same snapshot bytes)."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -473,3 +475,26 @@ def test_frame_constructors_and_ray_cast_refuse_bad_input():
 def test_time_steps_refuses_bad_counts(world, steps, exc, match):
     w, _ = world
     unchanged(w, lambda: w.time_steps(0.1, steps), exc, match)
+
+
+@pytest.mark.parametrize("bad", ["0.1", b"0.1", 1j, [0.1], np.array([0.1, 0.2]), None])
+def test_scalar_arguments_must_be_real_numbers(world, bad):
+    """A string, bytes, a complex, a list or an array for ``dt``, ``delta``
+    or ``thickness`` is a TypeError naming it (``float()`` would take
+    ``"0.1"``), and the world is unchanged."""
+    w, _ = world
+    unchanged(w, lambda: w.step(bad), TypeError, r"dt must be a real number")
+    unchanged(w, lambda: w.time_steps(bad, 1), TypeError, r"dt must be a real number")
+    unchanged(w, lambda: w.pairs_within(bad), TypeError, r"delta must be a real number")
+    unchanged(w, lambda: w.debug_draw(bad), TypeError, r"dt must be a real number")
+    tri = np.array([[0, 1, 2]], dtype=np.uint32)
+    vertices = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    with pytest.raises(TypeError, match=r"thickness must be a real number"):
+        fg.mesh_frames(vertices, triangles=tri, thickness=bad)
+
+
+def test_real_scalar_arguments_of_every_kind_are_taken(world):
+    """Python and numpy integers and floats, and 0-d arrays, are real numbers."""
+    w, _ = world
+    for dt in [0, 1, 0.05, np.float32(0.05), np.int64(0), np.array(0.05), Fraction(1, 20), True]:
+        w.step(dt)
