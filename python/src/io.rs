@@ -84,8 +84,9 @@ fn mesh_frames(
 ) -> PyResult<(Frames, usize, usize)> {
     let v = vertices.as_array();
     let nv = check_shape("vertices", &v, &[None, Some(3)])?;
-    if !(thickness.is_finite() && thickness >= 0.0) {
-        return Err(value_error(format!("thickness {thickness} must be finite and non-negative")));
+    let most = fmbgrid::frame::MAX_COORDINATE;
+    if !(thickness.is_finite() && (0.0..=most).contains(&thickness)) {
+        return Err(value_error(format!("thickness {thickness} must be a number from 0 to {most:e}")));
     }
     let mut m = Mesh { vertices: (0..nv).map(|i| crate::row(&v, i)).collect(), ..Mesh::default() };
     if let Some(t) = &triangles {

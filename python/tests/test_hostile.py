@@ -232,6 +232,10 @@ def test_bad_files(tmp_path):
         fg.parse_scene('dimension = 2\ndt = 0.1\n[[body]]\nshape = "box"\nhalf_extents = [1.0, nan]\n')
     with pytest.raises(ValueError, match="thickness"):
         fg.mesh_frames(np.eye(3), [[0, 1, 2]])
+    # Beyond the coordinates' range: said so, not counted as degenerate.
+    for thickness in [1e300, -0.1, float("nan")]:
+        with pytest.raises(ValueError, match=r"thickness .* must be a number from 0 to 1e15"):
+            fg.mesh_frames(np.eye(3), [[0, 1, 2]], thickness=thickness)
     with pytest.raises(ValueError, match="triangles must have shape"):
         fg.mesh_frames(np.eye(3), [[0, 1]], thickness=0.1)
 
