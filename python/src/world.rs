@@ -59,11 +59,23 @@ pub(crate) struct Inner<const D: usize> {
 }
 
 fn handle_error(k: usize, id: u64) -> PyErr {
-    value_error(format!(
-        "handles[{k}] = {id} (#{}.{}): stale or foreign body handle: no live body of this world has it",
-        id & 0xffff_ffff,
-        id >> 32
-    ))
+    value_error(format!("{}: stale or foreign body handle: no live body of this world has it", row_of(k, id)))
+}
+
+/// How an error names the body of row `k` of the caller's arrays: the row
+/// and the handle (`"row 2 (body 6)"`), one way in every call.
+fn row_of(k: usize, id: u64) -> String {
+    format!("row {k} (body {id})")
+}
+
+/// The error of row `k` (body handle `h`) refused with `e`.
+fn row_error(k: usize, h: BodyHandle, e: impl std::fmt::Display) -> PyErr {
+    value_error(format!("{}: {e}", row_of(k, pack(h))))
+}
+
+/// A fixed body of row `k` given a velocity.
+fn fixed_error(k: usize, h: BodyHandle) -> PyErr {
+    value_error(format!("{}: the body is fixed: it cannot be given a velocity", row_of(k, pack(h))))
 }
 
 fn oom(what: &str) -> PyErr {
@@ -181,7 +193,7 @@ impl<const D: usize> Inner<D> {
                     starts[b[[i]] as usize + 1] += 1;
                 }
                 if let Some(k) = (0..count).find(|&k| starts[k + 1] == 0) {
-                    return Err(value_error(format!("body {k}: a body needs at least one frame (no frame has it)")));
+                    return Err(value_error(format!("row {k}: a body needs at least one frame (no frame has it)")));
                 }
                 for k in 0..count {
                     starts[k + 1] += starts[k];
@@ -237,7 +249,7 @@ impl<const D: usize> Inner<D> {
             let list: Vec<Frame<D>> = order[first[k]..first[k + 1]].iter().map(|&i| frames[i]).collect();
             let nframes = list.len();
             let mut body = if is_moving { Body::moving(list) } else { Body::fixed(list) };
-            let bad = |e: WorldError| value_error(format!("body {k}: {e}"));
+            let bad = |e: WorldError| value_error(format!("row {k}: {e}"));
             if translations.is_some() || linears.is_some() {
                 let t = translations.map_or([0.0; D], |t| row(t, k));
                 let pose = match linears {
@@ -266,7 +278,7 @@ impl<const D: usize> Inner<D> {
             for (j, f) in body.frames().iter().enumerate() {
                 pose.transform_frame(f).map_err(|e| match e {
                     WorldError::Frame { source, .. } => {
-                        value_error(format!("body {k}: frame {j} of the body: {source}"))
+                        value_error(format!("row {k}: frame {j} of the body: {source}"))
                     }
                     e => bad(e),
                 })?;
@@ -296,7 +308,7 @@ impl<const D: usize> Inner<D> {
                         let _ = self.world.remove(h);
                         self.forget(h);
                     }
-                    return Err(value_error(format!("body {k}: {e}")));
+                    return Err(value_error(format!("row {k}: {e}")));
                 }
             }
         }
@@ -352,10 +364,10 @@ impl<const D: usize> Inner<D> {
             check_shape("velocities", v, &[Some(hs.len()), Some(D)])?;
             let v = Vectors::<D>::new(v)?;
             for (k, &h) in hs.iter().enumerate() {
-                check_vector("velocity", &v.get(k)).map_err(|e| value_error(format!("velocities[{k}]: {e}")))?;
+                check_vector("velocity", &v.get(k)).map_err(|e| row_error(k, h, e))?;
                 // Live: looked up just above.
                 if !self.slots[h.index() as usize].is_some_and(|s| s.moving) {
-                    return Err(value_error(format!("handles[{k}]: {}", WorldError::FixedBody(h))));
+                    return Err(fixed_error(k, h));
                 }
             }
             for (k, &h) in hs.iter().enumerate() {
@@ -422,11 +434,11 @@ impl<const D: usize> Inner<D> {
             let Ok(body) = self.world.body(h) else { return handle_error(k, self.id(h)) };
             let pose = match Pose::new(linear, translation) {
                 Ok(pose) => pose,
-                Err(e) => return value_error(format!("body {k}: {e}")),
+                Err(e) => return row_error(k, h, e),
             };
             for (j, f) in body.frames().iter().enumerate() {
                 if let Err(WorldError::Frame { source, .. }) = pose.transform_frame(f) {
-                    return value_error(format!("body {k}: frame {j} of the body: {source}"));
+                    return row_error(k, h, format_args!("frame {j} of the body: {source}"));
                 }
             }
         }
@@ -545,7 +557,7 @@ fn poses_of<const D: usize>(
         let pose = if now.translation().map(f64::to_bits) == translation.map(f64::to_bits) {
             now
         } else {
-            Pose::new(now.linear(), translation).map_err(|e| value_error(format!("body {k}: {e}")))?
+            Pose::new(now.linear(), translation).map_err(|e| row_error(k, h, e))?
         };
         poses.push((h, pose));
     }
@@ -772,10 +784,9 @@ impl World {
                 let hs = w.handles(&h)?;
                 check_shape("omegas", &o, &[Some(hs.len())])?;
                 for (k, &x) in hs.iter().enumerate() {
-                    check_vector("angular velocity", &[o[[k]]])
-                        .map_err(|e| value_error(format!("omegas[{k}]: {e}")))?;
+                    check_vector("angular velocity", &[o[[k]]]).map_err(|e| row_error(k, x, e))?;
                     if w.world.body(x).map_err(world_error)?.motion() == Motion::Fixed {
-                        return Err(value_error(format!("handles[{k}]: {}", WorldError::FixedBody(x))));
+                        return Err(fixed_error(k, x));
                     }
                 }
                 for (k, &x) in hs.iter().enumerate() {
@@ -787,10 +798,9 @@ impl World {
                 let hs = w.handles(&h)?;
                 check_shape("omegas", &o, &[Some(hs.len()), Some(3)])?;
                 for (k, &x) in hs.iter().enumerate() {
-                    check_vector("angular velocity", &row::<3, _>(&o, k))
-                        .map_err(|e| value_error(format!("omegas[{k}]: {e}")))?;
+                    check_vector("angular velocity", &row::<3, _>(&o, k)).map_err(|e| row_error(k, x, e))?;
                     if w.world.body(x).map_err(world_error)?.motion() == Motion::Fixed {
-                        return Err(value_error(format!("handles[{k}]: {}", WorldError::FixedBody(x))));
+                        return Err(fixed_error(k, x));
                     }
                 }
                 for (k, &x) in hs.iter().enumerate() {

@@ -130,18 +130,18 @@ def test_insert_all_or_nothing(world):
     # The 4th body's velocity is NaN: nothing is inserted.
     v = np.zeros((5, 3))
     v[3, 1] = np.nan
-    unchanged(w, lambda: w.insert(good, velocities=v), match="body 3: velocity is NaN")
+    unchanged(w, lambda: w.insert(good, velocities=v), match="row 3: velocity is NaN")
     unchanged(w, lambda: w.insert(good, velocities=np.ones((4, 3))), match="velocities must have shape")
     unchanged(w, lambda: w.insert(good, moving=False, velocities=np.ones((5, 3))), match="fixed body cannot have a velocity")
-    unchanged(w, lambda: w.insert(good, bodies=[0, 0, 2, 2, 2]), match="body 1: a body needs at least one frame")
+    unchanged(w, lambda: w.insert(good, bodies=[0, 0, 2, 2, 2]), match="row 1: a body needs at least one frame")
     unchanged(w, lambda: w.insert(good, bodies=[0, 0, 9, 1, 1]), match="bodies")
     unchanged(w, lambda: w.insert(good, bodies=[0, 0, -1, 1, 1]), match=r"bodies\[2\] = -1")
     rot = np.broadcast_to(np.eye(3), (5, 3, 3)).copy()
     rot[2] = [[1, 0, 0], [1, 0, 0], [0, 0, 1]]
-    unchanged(w, lambda: w.insert(good, rotations=rot), match="body 2: degenerate pose")
+    unchanged(w, lambda: w.insert(good, rotations=rot), match="row 2: degenerate pose")
     far = np.zeros((5, 3))
     far[4] = [1e15, 0, 0]
-    unchanged(w, lambda: w.insert(good, translations=far), match="body 4: frame 0 of the body")
+    unchanged(w, lambda: w.insert(good, translations=far), match="row 4: frame 0 of the body")
     unchanged(w, lambda: w.insert(boxes(2, dim=2)), match="2D")
     unchanged(w, lambda: w.insert(good, user_data=[-1, 0, 0, 0, 0]), match="out of range")
     unchanged(w, lambda: w.insert(good, moving=["yes"] * 5), exc=TypeError)
@@ -153,20 +153,20 @@ def test_bulk_updates_all_or_nothing(world):
     fixed = w.handles()[:20]
     v = np.ones((len(h), 3))
     v[-1, 0] = np.inf
-    unchanged(w, lambda: w.set_velocities(h, v), match="velocities\\[29\\]: velocity is inf")
+    unchanged(w, lambda: w.set_velocities(h, v), match=r"row 29 \(body \d+\): velocity is inf")
     mixed = np.concatenate([h[:3], fixed[:1]])
     unchanged(w, lambda: w.set_velocities(mixed, np.ones((4, 3))), match="is fixed")
     unchanged(w, lambda: w.set_velocities(h, np.ones((len(h), 2))), match="shape")
     t = np.zeros((len(h), 3))
     t[7, 2] = np.nan
-    unchanged(w, lambda: w.set_poses(h, t), match="body 7: pose translation is NaN")
+    unchanged(w, lambda: w.set_poses(h, t), match=r"row 7 \(body \d+\): pose translation is NaN")
     rot = np.broadcast_to(np.eye(3), (len(h), 3, 3)).copy()
     rot[5] = 0
-    unchanged(w, lambda: w.set_poses(h, np.zeros((len(h), 3)), rot), match="body 5")
-    unchanged(w, lambda: w.set_angular_velocities(h, np.full((len(h), 3), np.nan)), match="omegas\\[0\\]")
+    unchanged(w, lambda: w.set_poses(h, np.zeros((len(h), 3)), rot), match=r"row 5 \(body \d+\)")
+    unchanged(w, lambda: w.set_angular_velocities(h, np.full((len(h), 3), np.nan)), match=r"row 0 \(body \d+\): angular velocity is NaN")
     stale = h.copy()
     stale[4] += 1 << 32  # another generation
-    unchanged(w, lambda: w.set_velocities(stale, np.ones((len(h), 3))), match="handles\\[4\\].*stale")
+    unchanged(w, lambda: w.set_velocities(stale, np.ones((len(h), 3))), match=r"row 4 \(body \d+\): stale")
     unchanged(w, lambda: w.remove(np.concatenate([h[:5], h[:1]])), match="listed twice")
     unchanged(w, lambda: w.remove(stale), match="stale")
     unchanged(w, lambda: w.remove([-1]), match="out of range")
@@ -244,11 +244,11 @@ def test_set_poses_refused_frame_names_the_row(world):
     w, h = world
     t = w.bodies(h).translations
     t[11] = [1e15, 0, 0]  # a valid pose that carries the body's frame out of range
-    unchanged(w, lambda: w.set_poses(h, t), match=r"body 11: frame 0 of the body: .*magnitude")
+    unchanged(w, lambda: w.set_poses(h, t), match=r"row 11 \(body \d+\): frame 0 of the body: .*magnitude")
     # Listed twice, the bad pose second: refused all the same.
     twice = np.concatenate([h, h[:1]])
     t2 = np.concatenate([w.bodies(h).translations, [[0, 0, -1e15]]])
-    unchanged(w, lambda: w.set_poses(twice, t2), match=r"body 30: frame 0 of the body")
+    unchanged(w, lambda: w.set_poses(twice, t2), match=r"row 30 \(body \d+\): frame 0 of the body")
     unchanged(w, lambda: w.set_poses(h, t[:, :2]), match="translations must have shape")
     unchanged(w, lambda: w.set_poses(h, t, np.zeros((len(h), 2, 2))), match="rotations must have shape")
     unchanged(w, lambda: w.set_poses(h, t.astype(complex)), exc=TypeError)
@@ -261,7 +261,7 @@ def test_set_user_data_refused(world):
     unchanged(w, lambda: w.set_user_data(h, np.full(len(h), 0.5)), exc=TypeError)
     stale = h.copy()
     stale[2] += 1 << 32
-    unchanged(w, lambda: w.set_user_data(stale, np.arange(len(h))), match=r"handles\[2\].*stale")
+    unchanged(w, lambda: w.set_user_data(stale, np.arange(len(h))), match=r"row 2 \(body \d+\): stale")
 
 
 def test_strided_world_input_equals_contiguous(world):
@@ -338,10 +338,10 @@ def test_set_poses_again_after_moving_and_refused(world):
     assert np.array_equal(w.bodies(h).translations, t)
     bad = rot.copy()
     bad[3, :, 0] = bad[3, :, 1]  # singular
-    unchanged(w, lambda: w.set_poses(h, t, bad), match="body 3")
+    unchanged(w, lambda: w.set_poses(h, t, bad), match=r"row 3 \(body \d+\)")
     nan = t.copy()
     nan[4, 1] = np.nan
-    unchanged(w, lambda: w.set_poses(h, nan, rot), match="body 4: pose translation is NaN")
+    unchanged(w, lambda: w.set_poses(h, nan, rot), match=r"row 4 \(body \d+\): pose translation is NaN")
 
 
 def test_set_poses_rows_reordered_fewer_more(world):
