@@ -840,7 +840,10 @@ class FrameRayHits(NamedTuple):
 
 def ray_cast(frames: Frames, origins: ArrayLike, directions: ArrayLike, max_time: ArrayLike = MAX_COORDINATE) -> FrameRayHits:
     """Ray ``k`` (``origins[k] + s * directions[k]``, ``0 <= s <= max_time``)
-    against frame ``k`` (at rest)."""
+    against frame ``k`` (at rest). A zero direction is allowed here, as in
+    Rust's ``query::ray_cast``: the ray is then the point ``origins[k]``,
+    which hits at ``0`` when inside the frame (:meth:`World.cast_rays`
+    refuses it: a world's ray walks its grid along the direction)."""
     o = _f64(origins, "origins")
     t = _f64(max_time, "max_time")
     if t.ndim == 0:
