@@ -1011,6 +1011,12 @@ fn bodies_loaded_from_one_rank_equal_one_world() {
                         let e = world.insert_from(root, bad).unwrap_err();
                         assert!(matches!(e, DistributedError::OnRank { rank, .. } if rank == root), "{e:?}");
                         assert_eq!(world.len(), 0);
+                        // No such root: the same error on every rank (it was each
+                        // rank's own number), nothing inserted.
+                        let e = world.insert_from(ranks, mine(batch)).unwrap_err();
+                        let want = format!("rank 0: no rank {ranks} of {ranks} to load from");
+                        assert_eq!(e.to_string(), want, "rank {me}");
+                        assert_eq!(world.len(), 0);
                         let handles = world.insert_from(root, mine(batch)).expect("valid bodies");
                         assert_eq!(handles.len(), batch.len());
                         let (mut answers, _) = run_world(&mut world, &rest[..1]);

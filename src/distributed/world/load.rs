@@ -38,7 +38,9 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     pub fn insert_from(&mut self, root: usize, bodies: Vec<Body<D>>) -> Result<Vec<GlobalHandle>, DistributedError> {
         let (me, size) = (self.comm.rank(), self.comm.size());
         if root >= size {
-            return Err(DistributedError::OnRank { rank: me, cause: format!("no rank {root} of {size} to load from") });
+            // Every rank sees it: the lowest of them, rank 0, names it, so
+            // that every rank returns the same error.
+            return Err(DistributedError::OnRank { rank: 0, cause: format!("no rank {root} of {size} to load from") });
         }
         let first = self.next_id;
         let mut out = vec![Vec::new(); size];
