@@ -112,6 +112,16 @@ pub enum DistributedError {
         /// Its error, as it reads.
         cause: String,
     },
+    /// The ranks made a collective call with different arguments (a step
+    /// of a `dt` computed from rank-local state, say): every rank returns
+    /// it, and nothing changed.
+    #[error("the ranks called {call} differently: {what}")]
+    Diverged {
+        /// The call (`"step"`).
+        call: &'static str,
+        /// What differed.
+        what: String,
+    },
 }
 
 /// What a step cost in communication, on this rank. See

@@ -1037,3 +1037,43 @@ fn bodies_loaded_from_one_rank_equal_one_world() {
         }
     }
 }
+
+/// Ranks stepping by different `dt`s (one computed from rank-local state)
+/// all get the same error, before anything changed; stepping alike
+/// afterwards, they equal one world. Without the check every rank
+/// returned Ok and the worlds parted ways (issue 36).
+#[test]
+fn ranks_stepping_by_different_dts_are_refused_alike_and_change_nothing() {
+    let ops = scene::<2>(11, 120, 20.0, &[0.5, 1.5], 0.2, 4);
+    let inserts = ops.iter().take_while(|op| matches!(op, Op::Insert(_))).count();
+    let want = single(&ops, WorldConfig::default());
+    for ranks in [2, 3] {
+        let runs: Vec<(Answers, Work)> = std::thread::scope(|s| {
+            let handles: Vec<_> = LocalComm::group(ranks)
+                .into_iter()
+                .map(|comm| {
+                    let ops = &ops;
+                    s.spawn(move || {
+                        let me = comm.rank();
+                        let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+                        let (mut answers, _) = run_world(&mut world, &ops[..inserts]);
+                        let e = world.step(0.25 + 1e-3 * me as f64).unwrap_err();
+                        assert!(matches!(e, DistributedError::Diverged { call: "step", .. }), "rank {me}: {e:?}");
+                        let want = format!(
+                            "the ranks called step differently: dt differs between ranks (from 2.5e-1 to {:e})",
+                            0.25 + 1e-3 * (ranks - 1) as f64
+                        );
+                        assert_eq!(e.to_string(), want, "rank {me}");
+                        let (more, work) = run_world(&mut world, &ops[inserts..]);
+                        answers.extend(more);
+                        (answers, work)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+        });
+        for (rank, (got, _)) in runs.into_iter().enumerate() {
+            assert_eq!(got, want, "{ranks} ranks, rank {rank}");
+        }
+    }
+}

@@ -887,7 +887,17 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             Ok(ids) => u64::from(!ids.is_empty()),
             Err(_) => 1,
         };
-        if self.comm.all_max(found) == 0 {
+        // The step's first reduction also carries `dt` (its bits, and their
+        // complement: the maximum of both is the range): ranks stepping by
+        // different `dt`s would part ways from here on, silently.
+        let bits = dt.to_bits();
+        let agreed = self.comm.all_max_each(&[found, bits, !bits]);
+        if agreed[1] != !agreed[2] {
+            let (hi, lo) = (f64::from_bits(agreed[1]), f64::from_bits(!agreed[2]));
+            let what = format!("dt differs between ranks (from {lo:e} to {hi:e})");
+            return Err(DistributedError::Diverged { call: "step", what });
+        }
+        if agreed[0] == 0 {
             return Ok(Vec::new());
         }
         let mut all: Vec<u64> = self.gather_checked(local)?.concat();
