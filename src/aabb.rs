@@ -21,6 +21,18 @@ pub struct Aabb<const D: usize> {
     pub max: [f64; D],
 }
 
+/// The empty box ([`Aabb::EMPTY`]): what a union starts from.
+///
+/// ```
+/// # use fmbgrid::Aabb;
+/// assert_eq!(Aabb::<2>::default(), Aabb::EMPTY);
+/// ```
+impl<const D: usize> Default for Aabb<D> {
+    fn default() -> Self {
+        Aabb::EMPTY
+    }
+}
+
 impl<const D: usize> Aabb<D> {
     /// The empty box (`min = +∞`, `max = -∞`), neutral for [`Aabb::include`].
     ///

@@ -3,6 +3,7 @@
 //! ([`StepContext`]) instead of being stored and read back.
 
 use super::range_check::RangeBound;
+use crate::aabb::Aabb;
 use crate::frame::Frame;
 use crate::ids::{BodyHandle, FrameId};
 use crate::narrow::Spin;
@@ -28,6 +29,10 @@ pub(super) struct StepMotion<const D: usize> {
     pub turned_frames: hashbrown::HashMap<FrameId, Frame<D>>,
     /// A box around the moving frames, for the range check (`range_check.rs`).
     pub range: RangeBound<D>,
+    /// The box spanned by the displacements last computed (`next_shifts`
+    /// when computed; a bad one counts as zero): the range check's input,
+    /// and how far the box above moves when the step is made.
+    pub span: Aabb<D>,
     /// Per moving body (by rank), a copy of its velocity, so that a step
     /// reads them in one dense array rather than from the bodies' slots:
     /// copied at the first step after the ranks were made (its length is

@@ -436,10 +436,19 @@ impl<const D: usize> World<D> {
         if stored.body.motion == Motion::Fixed {
             return Err(WorldError::FixedBody(handle));
         }
-        stored.body.velocity = velocity;
-        self.motion.velocity_set(self.broad.rank_of(handle.index), velocity);
+        self.write_velocity(handle, velocity);
         self.narrow.motion_set();
         Ok(())
+    }
+
+    /// Writes moving body `h`'s velocity (a live handle: checked by the
+    /// caller), and its copy by rank (`StepMotion::velocities`): the one
+    /// place a live body's velocity changes.
+    pub(super) fn write_velocity(&mut self, h: BodyHandle, velocity: [f64; D]) {
+        if let Ok(stored) = self.stored_mut(h) {
+            stored.body.velocity = velocity;
+            self.motion.velocity_set(self.broad.rank_of(h.index), velocity);
+        }
     }
 
     /// Moves a body to `pose` (teleport, or kinematic driving), effective at

@@ -391,7 +391,9 @@ fn contacts_in<const D: usize>(
         if detail == ContactDetail::Candidates {
             // The swept boxes' overlap when other bodies turn
             // (`candidates_in` when none does): no partner frame to move.
-            let g = partner_box(broad, shifts, partner);
+            // From the frame: the pair set's boxes of turning bodies
+            // are their turning boxes.
+            let g = partner_box(broad, shifts, None, partner);
             return f.aabb().intersection(&g).map(|b| (b, [0.0, 1.0]));
         }
         if !coherent {
@@ -455,9 +457,8 @@ fn candidates_in<const D: usize>(
     let (out, keys) = (&mut chunk.contacts, &mut chunk.keys);
     let (moving, fixed, shifts) = (&broad.moving, &broad.fixed, ctx.shifts);
     let mut fits = true;
-    // Made by the pair set's sweep when it gives the candidates, else here.
+    // Made by the pair set's sweep when it gives the candidates.
     let stored = broad.swept_boxes();
-    let swept = |i: u32| stored.map_or_else(|| swept_box(broad, shifts, i), |s| s[i as usize]);
     // The swept box of the last entry, reused by its partners.
     let mut current: Option<(u32, Aabb<D>)> = None;
     let fixed_side = FixedSide { list: &broad.static_grid, near: &broad.near_fixed };
@@ -470,13 +471,10 @@ fn candidates_in<const D: usize>(
         if !me.pairs_with(other) {
             return;
         }
-        let g = match partner {
-            Partner::Moving(j) => swept(j),
-            Partner::Fixed(k) => fixed.frames[k as usize].aabb(),
-        };
+        let g = partner_box(broad, shifts, stored, partner);
         let f = match current {
             Some((c, b)) if c == item => b,
-            _ => current.insert((item, swept(item))).1,
+            _ => current.insert((item, swept_box(broad, shifts, stored, item))).1,
         };
         if let Some(aabb) = f.intersection(&g) {
             fits &= push_contact(out, keys, me, other, aabb, [0.0, 1.0], u64::from(item) << 32 | u64::from(key));
@@ -486,19 +484,35 @@ fn candidates_in<const D: usize>(
 }
 
 /// Moving frame `i`'s box swept by its body's displacement (`shifts`, by
-/// rank).
+/// rank): from `stored` (the pair set's sweep, which made them this step)
+/// when given, else from its frame.
 #[inline(always)]
-fn swept_box<const D: usize>(broad: &BroadPhase<D>, shifts: &[[f64; D]], i: u32) -> Aabb<D> {
-    let rank = broad.moving.meta[i as usize].rank;
-    broad.moving.frames[i as usize].aabb().swept(&shifts[rank as usize])
+fn swept_box<const D: usize>(
+    broad: &BroadPhase<D>,
+    shifts: &[[f64; D]],
+    stored: Option<&[Aabb<D>]>,
+    i: u32,
+) -> Aabb<D> {
+    match stored {
+        Some(s) => s[i as usize],
+        None => {
+            let rank = broad.moving.meta[i as usize].rank;
+            broad.moving.frames[i as usize].aabb().swept(&shifts[rank as usize])
+        }
+    }
 }
 
 /// A candidate partner's box over the step: a moving frame's swept
 /// ([`swept_box`]), a fixed frame's as stored.
 #[inline(always)]
-fn partner_box<const D: usize>(broad: &BroadPhase<D>, shifts: &[[f64; D]], partner: Partner) -> Aabb<D> {
+fn partner_box<const D: usize>(
+    broad: &BroadPhase<D>,
+    shifts: &[[f64; D]],
+    stored: Option<&[Aabb<D>]>,
+    partner: Partner,
+) -> Aabb<D> {
     match partner {
-        Partner::Moving(j) => swept_box(broad, shifts, j),
+        Partner::Moving(j) => swept_box(broad, shifts, stored, j),
         Partner::Fixed(k) => broad.fixed.frames[k as usize].aabb(),
     }
 }

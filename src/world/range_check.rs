@@ -7,8 +7,9 @@
 //! every displacement of the step inside `[lo, hi]` and every reach at
 //! least `R`, then `B` moved by `[lo, hi]` inside `[-R, R]` proves every
 //! frame stays in range: no pass over the frames (256 bytes each) is
-//! needed, only one over the displacements. After the step `B` moves by
-//! `[min(lo, 0), max(hi, 0)]` (a parked body stays). Only when that proof
+//! needed; the span of the displacements is gathered as they are computed
+//! (`StepMotion::span`). After the step `B` moves by the span grown to
+//! hold zero (a parked body stays). Only when that proof
 //! fails, or the frames changed (inserted, removed, re-posed, parked,
 //! turned), is every frame tested, and `B` measured again in that pass.
 
@@ -39,22 +40,24 @@ struct Held<const D: usize> {
 
 impl<const D: usize> RangeBound<D> {
     /// True when the bound proves that no moving frame leaves its reach
-    /// when displaced by any vector of `[lo, hi]`, the frames being as
+    /// when displaced by any vector of the box `span`, the frames being as
     /// they were at change count `edits`.
-    pub fn admits(&self, edits: u64, lo: &[f64; D], hi: &[f64; D]) -> bool {
+    pub fn admits(&self, edits: u64, span: &Aabb<D>) -> bool {
         let Some(h) = self.held.filter(|h| h.edits == edits) else { return false };
         let r = reach(h.reach_bound);
         // `!(x > r)` would admit NaN: the comparisons are the positive ones.
-        (0..D).all(|k| h.bound.min[k] + lo[k] >= -r && h.bound.max[k] + hi[k] <= r)
+        (0..D).all(|k| h.bound.min[k] + span.min[k] >= -r && h.bound.max[k] + span.max[k] <= r)
     }
 
-    /// The bound after the moving frames were displaced by vectors of
-    /// `[lo, hi]` (or not at all: a parked body stays).
-    pub fn advanced(&mut self, lo: &[f64; D], hi: &[f64; D]) {
+    /// The bound after the moving frames were displaced by vectors of the
+    /// box `span`, or not at all (a parked body stays).
+    pub fn advanced(&mut self, span: &Aabb<D>) {
         if let Some(h) = &mut self.held {
+            let mut span = *span;
+            span.include(&[0.0; D]);
             for k in 0..D {
-                h.bound.min[k] += lo[k].min(0.0);
-                h.bound.max[k] += hi[k].max(0.0);
+                h.bound.min[k] += span.min[k];
+                h.bound.max[k] += span.max[k];
             }
         }
     }
@@ -118,25 +121,6 @@ impl<const D: usize> Measure<D> {
     }
 }
 
-/// The smallest and largest displacement along each axis (`[0; D]` twice
-/// for none).
-pub(super) fn shift_range<const D: usize>(shifts: &[[f64; D]]) -> ([f64; D], [f64; D]) {
-    if shifts.is_empty() {
-        return ([0.0; D], [0.0; D]);
-    }
-    let mut lo = [f64::INFINITY; D];
-    let mut hi = [f64::NEG_INFINITY; D];
-    for d in shifts {
-        for k in 0..D {
-            // Selects, not `f64::min`: they vectorise (no NaN here: a bad
-            // displacement counts as zero).
-            lo[k] = if d[k] < lo[k] { d[k] } else { lo[k] };
-            hi[k] = if d[k] > hi[k] { d[k] } else { hi[k] };
-        }
-    }
-    (lo, hi)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,20 +133,26 @@ mod tests {
     fn the_bound_admits_what_stays_in_range_and_nothing_else() {
         let frames = [unit(0.0), unit(5.0)];
         let mut b = RangeBound::default();
-        assert!(!b.admits(0, &[0.0; 2], &[0.0; 2]), "nothing held yet");
+        let span = |min: [f64; 2], max: [f64; 2]| Aabb { min, max };
+        let still = span([0.0; 2], [0.0; 2]);
+        assert!(!b.admits(0, &still), "nothing held yet");
         assert!(!b.test_each(&frames, 7, true, |_, _| false));
-        assert!(b.admits(7, &[-1.0; 2], &[1.0; 2]));
-        assert!(!b.admits(8, &[-1.0; 2], &[1.0; 2]), "the frames changed since");
+        assert!(b.admits(7, &span([-1.0; 2], [1.0; 2])));
+        assert!(!b.admits(8, &span([-1.0; 2], [1.0; 2])), "the frames changed since");
         let r = frames[0].reach();
-        assert!(!b.admits(7, &[0.0; 2], &[r, 0.0]), "the far frame would leave");
-        assert!(!b.admits(7, &[f64::NAN, 0.0], &[0.0; 2]), "NaN proves nothing");
-        b.advanced(&[-2.0, 0.0], &[3.0, 0.5]);
-        b.validate(7, &[unit(-2.0), unit(8.0)]);
+        assert!(!b.admits(7, &span([0.0; 2], [r, 0.0])), "the far frame would leave");
+        assert!(!b.admits(7, &span([f64::NAN, 0.0], [0.0; 2])), "NaN proves nothing");
+        // Every body moving right and up: the bound still keeps zero (a
+        // parked body stays), so its low side does not move.
+        b.advanced(&span([1.0, 0.25], [3.0, 0.5]));
+        b.validate(7, &[unit(0.0), unit(8.0)]);
+        b.advanced(&span([-2.0, 0.0], [3.0, 0.5]));
+        b.validate(7, &[unit(-2.0), unit(11.0)]);
         // A frame that leaves keeps no bound.
         assert!(b.test_each(&frames, 9, true, |i, _| i == 1));
-        assert!(!b.admits(9, &[0.0; 2], &[0.0; 2]));
+        assert!(!b.admits(9, &still));
         b.forget();
-        assert!(!b.admits(7, &[0.0; 2], &[0.0; 2]));
+        assert!(!b.admits(7, &still));
     }
 
     #[test]
@@ -171,11 +161,5 @@ mod tests {
         let mut b = RangeBound::default();
         b.test_each(&[unit(0.0)], 1, true, |_, _| false);
         b.validate(1, &[unit(3.0)]);
-    }
-
-    #[test]
-    fn shift_range_spans_every_displacement() {
-        assert_eq!(shift_range::<2>(&[]), ([0.0; 2], [0.0; 2]));
-        assert_eq!(shift_range(&[[1.0, -2.0], [-3.0, 4.0]]), ([-3.0, -2.0], [1.0, 4.0]));
     }
 }

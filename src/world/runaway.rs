@@ -95,9 +95,8 @@ impl<const D: usize> World<D> {
     pub(crate) fn park(&mut self, h: BodyHandle) {
         if let Ok(stored) = self.stored_mut(h) {
             let turned = stored.body.angular_velocity != [0.0; 3];
-            stored.body.velocity = [0.0; D];
             stored.body.angular_velocity = [0.0; 3];
-            self.motion.velocity_set(self.broad.rank_of(h.index), [0.0; D]);
+            self.write_velocity(h, [0.0; D]);
             self.spinning -= usize::from(turned);
             self.broad.stopped(turned);
         }

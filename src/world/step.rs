@@ -53,11 +53,11 @@ use rayon::prelude::*;
 use super::narrow_phase::CHUNK;
 use super::narrow_phase::Narrowing;
 use super::profile::{Lap, StepProfile};
-use super::range_check::shift_range;
 use super::runaway::Found;
 use super::spin::spin_of;
 use super::store::Meta;
 use super::{Motion, World};
+use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactDetail};
 use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE};
@@ -179,6 +179,8 @@ impl<const D: usize> World<D> {
             let (by_rank, scratch) = self.motion.by_rank();
             self.broad.follow(&mut self.slots, by_rank, scratch);
         } else {
+            // The time since the preparation (a distributed world's
+            // agreement between the halves) is no stage's.
             lap.lap();
             self.narrow.take_found();
             self.narrow.update_events(&self.slots);
@@ -210,9 +212,8 @@ impl<const D: usize> World<D> {
         }
         for (h, velocity, turn) in std::mem::take(&mut self.undo.stopped) {
             if let Ok(stored) = self.stored_mut(h) {
-                stored.body.velocity = velocity;
                 stored.body.angular_velocity = turn;
-                self.motion.velocity_set(self.broad.rank_of(h.index), velocity);
+                self.write_velocity(h, velocity);
             }
         }
         self.spinning = self.undo.spinning;
@@ -289,9 +290,8 @@ impl<const D: usize> World<D> {
         // rest are in range), and is listed by `next_displacements`.
         self.next_displacements(dt);
         let (shifts, slots, spinning) = (&self.motion.next_shifts, &self.slots, self.spinning > 0);
-        let (lo, hi) = shift_range(shifts);
         let edits = self.broad.edits();
-        if !spinning && self.motion.range.admits(edits, &lo, &hi) {
+        if !spinning && self.motion.range.admits(edits, &self.motion.span) {
             // Every frame stays in range (`range_check.rs`).
             self.handle_runaways()?;
             return Ok(true);
@@ -350,24 +350,32 @@ impl<const D: usize> World<D> {
         }
         motion.next_shifts.clear();
         motion.next_shifts.resize(bodies.len(), [0.0; D]);
-        // True for a bad displacement, left at zero.
-        let shift = |(d, v): (&mut [f64; D], &[f64; D])| match displacement(v, dt) {
-            Ok(x) => {
-                *d = x;
-                false
-            }
-            Err(_) => true,
+        // Whether some displacement is bad (left at zero), and the box of
+        // the displacements as set, for the range check (`include`'s
+        // selects, folded per chunk).
+        let shift = |(bad, mut span): (bool, Aabb<D>), (d, v): (&mut [f64; D], &[f64; D])| {
+            let this = match displacement(v, dt) {
+                Ok(x) => {
+                    *d = x;
+                    false
+                }
+                Err(_) => true,
+            };
+            span.include(d);
+            (bad | this, span)
         };
+        let none = || (false, Aabb::EMPTY);
         #[cfg(feature = "parallel")]
-        let bad = motion
+        let (bad, span) = motion
             .next_shifts
             .par_iter_mut()
             .zip(&motion.velocities)
             .with_min_len(CHUNK)
-            .map(shift)
-            .reduce(|| false, |a, b| a | b);
+            .fold(none, shift)
+            .reduce(none, |(a, x), (b, y)| (a | b, x.union(&y)));
         #[cfg(not(feature = "parallel"))]
-        let bad = motion.next_shifts.iter_mut().zip(&motion.velocities).map(shift).fold(false, |a, b| a | b);
+        let (bad, span) = motion.next_shifts.iter_mut().zip(&motion.velocities).fold(none(), shift);
+        motion.span = span;
         if bad {
             // Rare: list them, in rank order.
             for (rank, (v, &slot)) in motion.velocities.iter().zip(bodies).enumerate() {
@@ -411,8 +419,7 @@ impl<const D: usize> World<D> {
         self.broad.moving.frames.par_iter_mut().zip(&self.broad.moving.meta).with_min_len(CHUNK).for_each(translate);
         #[cfg(not(feature = "parallel"))]
         self.broad.moving.frames.iter_mut().zip(&self.broad.moving.meta).for_each(translate);
-        let (lo, hi) = shift_range(shifts);
-        self.motion.range.advanced(&lo, &hi);
+        self.motion.range.advanced(&self.motion.span);
         if !self.motion.turns.is_empty() {
             self.motion.range.forget();
             self.turn_bodies();

@@ -110,9 +110,14 @@ type Work = Vec<[usize; 3]>;
 /// The same ops on `ranks` threads; every rank's view of the gathered
 /// answers, and its work.
 fn distributed<const D: usize>(ops: &[Op<D>], config: WorldConfig, ranks: usize) -> Vec<(Answers, Work)> {
+    on_ranks(ranks, |comm| run_rank(comm, ops, config))
+}
+
+/// `f` run on each of `ranks` thread ranks: their results, by rank.
+fn on_ranks<T: Send>(ranks: usize, f: impl Fn(LocalComm) -> T + Sync) -> Vec<T> {
+    let f = &f;
     std::thread::scope(|s| {
-        let handles: Vec<_> =
-            LocalComm::group(ranks).into_iter().map(|comm| s.spawn(move || run_rank(comm, ops, config))).collect();
+        let handles: Vec<_> = LocalComm::group(ranks).into_iter().map(|comm| s.spawn(move || f(comm))).collect();
         handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
     })
 }
@@ -994,40 +999,32 @@ fn bodies_loaded_from_one_rank_equal_one_world() {
         ops[..loaded].iter().map(|op| if let Op::Insert(b) = op { b.clone() } else { unreachable!() }).collect();
     for ranks in 1..=4 {
         let root = ranks - 1;
-        let runs: Vec<(Answers, Work)> = std::thread::scope(|s| {
-            let handles: Vec<_> = LocalComm::group(ranks)
-                .into_iter()
-                .map(|comm| {
-                    let (batch, late_bodies, rest) = (&batch, &late_bodies, &ops[loaded..]);
-                    s.spawn(move || {
-                        let me = comm.rank();
-                        let mut world = DistributedWorld::<3, _>::new(comm, WorldConfig::default());
-                        let mine = |b: &Vec<Body<3>>| if me == root { b.clone() } else { Vec::new() };
-                        // A bad body: nothing inserted anywhere.
-                        let mut bad = mine(batch);
-                        if me == root {
-                            bad.insert(7, Body::moving(vec![]));
-                        }
-                        let e = world.insert_from(root, bad).unwrap_err();
-                        assert!(matches!(e, DistributedError::OnRank { rank, .. } if rank == root), "{e:?}");
-                        assert_eq!(world.len(), 0);
-                        // No such root: the same error on every rank (it was each
-                        // rank's own number), nothing inserted.
-                        let e = world.insert_from(ranks, mine(batch)).unwrap_err();
-                        let want = format!("rank 0: no rank {ranks} of {ranks} to load from");
-                        assert_eq!(e.to_string(), want, "rank {me}");
-                        assert_eq!(world.len(), 0);
-                        let handles = world.insert_from(root, mine(batch)).expect("valid bodies");
-                        assert_eq!(handles.len(), batch.len());
-                        let (mut answers, _) = run_world(&mut world, &rest[..1]);
-                        world.insert_from(root, mine(late_bodies)).expect("valid bodies");
-                        let (more, work) = run_world(&mut world, &rest[1..]);
-                        answers.extend(more);
-                        (answers, work)
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+        let (batch, late_bodies, rest) = (&batch, &late_bodies, &ops[loaded..]);
+        let runs = on_ranks(ranks, |comm| {
+            let me = comm.rank();
+            let mut world = DistributedWorld::<3, _>::new(comm, WorldConfig::default());
+            let mine = |b: &Vec<Body<3>>| if me == root { b.clone() } else { Vec::new() };
+            // A bad body: nothing inserted anywhere.
+            let mut bad = mine(batch);
+            if me == root {
+                bad.insert(7, Body::moving(vec![]));
+            }
+            let e = world.insert_from(root, bad).unwrap_err();
+            assert!(matches!(e, DistributedError::OnRank { rank, .. } if rank == root), "{e:?}");
+            assert_eq!(world.len(), 0);
+            // No such root: the same error on every rank (it was each
+            // rank's own number), nothing inserted.
+            let e = world.insert_from(ranks, mine(batch)).unwrap_err();
+            let want = format!("rank 0: no rank {ranks} of {ranks} to load from");
+            assert_eq!(e.to_string(), want, "rank {me}");
+            assert_eq!(world.len(), 0);
+            let handles = world.insert_from(root, mine(batch)).expect("valid bodies");
+            assert_eq!(handles.len(), batch.len());
+            let (mut answers, _) = run_world(&mut world, &rest[..1]);
+            world.insert_from(root, mine(late_bodies)).expect("valid bodies");
+            let (more, work) = run_world(&mut world, &rest[1..]);
+            answers.extend(more);
+            (answers, work)
         });
         for (rank, (got, _)) in runs.into_iter().enumerate() {
             assert_eq!(got.len(), want.len());
@@ -1048,29 +1045,20 @@ fn ranks_stepping_by_different_dts_are_refused_alike_and_change_nothing() {
     let inserts = ops.iter().take_while(|op| matches!(op, Op::Insert(_))).count();
     let want = single(&ops, WorldConfig::default());
     for ranks in [2, 3] {
-        let runs: Vec<(Answers, Work)> = std::thread::scope(|s| {
-            let handles: Vec<_> = LocalComm::group(ranks)
-                .into_iter()
-                .map(|comm| {
-                    let ops = &ops;
-                    s.spawn(move || {
-                        let me = comm.rank();
-                        let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
-                        let (mut answers, _) = run_world(&mut world, &ops[..inserts]);
-                        let e = world.step(0.25 + 1e-3 * me as f64).unwrap_err();
-                        assert!(matches!(e, DistributedError::Diverged { call: "step", .. }), "rank {me}: {e:?}");
-                        let want = format!(
-                            "the ranks called step differently: dt differs between ranks (from 2.5e-1 to {:e})",
-                            0.25 + 1e-3 * (ranks - 1) as f64
-                        );
-                        assert_eq!(e.to_string(), want, "rank {me}");
-                        let (more, work) = run_world(&mut world, &ops[inserts..]);
-                        answers.extend(more);
-                        (answers, work)
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().expect("a rank panicked")).collect()
+        let runs = on_ranks(ranks, |comm| {
+            let me = comm.rank();
+            let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+            let (mut answers, _) = run_world(&mut world, &ops[..inserts]);
+            let e = world.step(0.25 + 1e-3 * me as f64).unwrap_err();
+            assert!(matches!(e, DistributedError::Diverged { call: "step", .. }), "rank {me}: {e:?}");
+            let want = format!(
+                "the ranks called step differently: dt differs between ranks (from 2.5e-1 to {:e})",
+                0.25 + 1e-3 * (ranks - 1) as f64
+            );
+            assert_eq!(e.to_string(), want, "rank {me}");
+            let (more, work) = run_world(&mut world, &ops[inserts..]);
+            answers.extend(more);
+            (answers, work)
         });
         for (rank, (got, _)) in runs.into_iter().enumerate() {
             assert_eq!(got, want, "{ranks} ranks, rank {rank}");
