@@ -207,10 +207,18 @@ impl<const D: usize> FatGrid<D> {
             let hi: [i32; D] = std::array::from_fn(|k| floor_i32(f64::from(qmax[k]) * inv));
             // A frame met in several cells is taken in the one holding the
             // minimum corner of the overlap (inside both boxes: one cell).
+            // Along an axis, that corner's cell is the later of the frame's
+            // first cell and the query's (`floor` keeps order): an entry in
+            // its frame's first cell along the axis (bit `a` of `k` clear)
+            // is there, one in the next cell only where the query starts in
+            // it. So an entry is taken when its bits are among the axes
+            // where `cell` is the query's first.
             let mut visit = |cell: &[i32; D], mut e: u32| {
+                let starts = (0..D).fold(0, |m, a| m | u32::from(cell[a] == lo[a]) << a);
+                let others = ((1 << D) - 1) & !starts;
                 while e != NONE {
                     let j = (e >> D) as usize;
-                    if overlaps(j) && (0..D).all(|k| floor_i32(f64::from(min[j][k].max(qmin[k])) * inv) == cell[k]) {
+                    if (e & others == 0) && overlaps(j) {
                         f(j as u32);
                     }
                     e = self.next[e as usize];
