@@ -17,9 +17,11 @@
 //! done. The boxes are the caller's (`world/pair_set.rs` keeps them), read
 //! by the queries.
 
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
 use hashbrown::HashMap;
 
-use super::cell::{CellSize, MAX_LEVELS, cell_count, floor_i32, for_each_cell};
+use super::cell::{CellSize, MAX_LEVELS, cell_count, floor_i32, for_each_cell, morton};
 use super::cell_list::cell_and_level;
 use super::grid_box::GridBox;
 
@@ -37,8 +39,47 @@ const UNPLACED: u32 = u32::MAX - 1;
 /// frames walks the occupied cells instead (a huge box over fine cells).
 const WALK_CELLS: u64 = 4;
 
-/// A cell of a level.
-type Key<const D: usize> = ([i32; D], u32);
+/// A cell of a level, hashed along the Morton curve ([`CellHasher`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Key<const D: usize> {
+    cell: [i32; D],
+    level: u32,
+}
+
+impl<const D: usize> Hash for Key<D> {
+    /// The cell's Morton code (salted per level) as the hash's low bits,
+    /// where the map starts its probe: cells near in space are near in the
+    /// map, and so are the cells that frames near in the store (in Morton
+    /// order) move between and look up one after the other. The top seven
+    /// bits, the map's tag, are mixed.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+        const TAG: u64 = 0x7F << 57;
+        let code = morton(&self.cell) ^ u64::from(self.level).wrapping_mul(MIX);
+        state.write_u64(code & !TAG | code.wrapping_mul(MIX) & TAG);
+    }
+}
+
+/// Takes [`Key`]'s hash as it is.
+#[derive(Clone, Copy, Debug, Default)]
+struct CellHasher(u64);
+
+impl Hasher for CellHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write_u64(&mut self, h: u64) {
+        self.0 = h;
+    }
+
+    /// Not used by [`Key`]: any other input is folded in (FNV-1a).
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01B3);
+        }
+    }
+}
 
 /// Where a frame is: the first of its cells, its level, and one bit per
 /// axis set when it spans into the next cell along that axis.
@@ -77,7 +118,7 @@ impl<const D: usize> Home<D> {
 pub(crate) struct FatGrid<const D: usize> {
     size: CellSize,
     /// Occupied cells: the first entry of each cell's list.
-    heads: HashMap<Key<D>, u32>,
+    heads: HashMap<Key<D>, u32, BuildHasherDefault<CellHasher>>,
     /// Per frame: its cells.
     home: Vec<Home<D>>,
     /// Per entry (`frame << D | k`): the next and previous entries of its
@@ -94,7 +135,7 @@ impl<const D: usize> Default for FatGrid<D> {
     fn default() -> Self {
         FatGrid {
             size: CellSize::new(1.0),
-            heads: HashMap::new(),
+            heads: HashMap::default(),
             home: Vec::new(),
             next: Vec::new(),
             prev: Vec::new(),
@@ -134,7 +175,7 @@ impl<const D: usize> FatGrid<D> {
             l => {
                 self.per_level[l as usize] -= 1;
                 for (k, cell) in old.cells() {
-                    self.unlink(i << D | k, (cell, l));
+                    self.unlink(i << D | k, Key { cell, level: l });
                 }
             }
         }
@@ -143,7 +184,7 @@ impl<const D: usize> FatGrid<D> {
             l => {
                 self.per_level[l as usize] += 1;
                 for (k, cell) in home.cells() {
-                    self.link(i << D | k, (cell, l));
+                    self.link(i << D | k, Key { cell, level: l });
                 }
             }
         }
@@ -228,14 +269,14 @@ impl<const D: usize> FatGrid<D> {
             if cell_count(&lo, &hi) > WALK_CELLS * u64::from(count) {
                 // More cells in the range than frames on the level.
                 for (key, &head) in &self.heads {
-                    if key.1 == level && (0..D).all(|k| lo[k] <= key.0[k] && key.0[k] <= hi[k]) {
-                        visit(&key.0, head);
+                    if key.level == level && (0..D).all(|k| lo[k] <= key.cell[k] && key.cell[k] <= hi[k]) {
+                        visit(&key.cell, head);
                     }
                 }
                 continue;
             }
             for_each_cell(&lo, &hi, |cell| {
-                if let Some(&head) = self.heads.get(&(cell, level)) {
+                if let Some(&head) = self.heads.get(&Key { cell, level }) {
                     visit(&cell, head);
                 }
             });
@@ -268,7 +309,7 @@ impl<const D: usize> FatGrid<D> {
                 assert_eq!(self.prev[e as usize], prev, "entry {e}'s back link");
                 let home = &self.home[(e >> D) as usize];
                 let cell = home.cells().find(|(k, _)| *k == e & ((1 << D) - 1)).map(|(_, c)| c);
-                assert_eq!((cell, home.level), (Some(key.0), key.1), "entry {e} in the list of its cell");
+                assert_eq!((cell, home.level), (Some(key.cell), key.level), "entry {e} in the list of its cell");
                 (prev, e) = (e, self.next[e as usize]);
             }
         }
