@@ -27,7 +27,7 @@
 //! summary names the faster variant for each scene.
 //!
 //! Run: `cargo bench --bench scene_bench -- [--scene NAME[,NAME…]]
-//! [--n N[,N…]] [--steps K] [--threads T] [--no-parry] [--parry rebuild|incremental|both]
+//! [--n N[,N…]] [--steps K] [--settle S] [--threads T] [--no-parry] [--parry rebuild|incremental|both]
 //! [--margin M] [--budget SECONDS] [--seed S] [--detail MODES]`.
 //! `--detail exact,interval,candidates` steps one fmbgrid world per
 //! [`ContactDetail`] mode, side by side (the first is the reference of the
@@ -37,6 +37,11 @@
 //! the file is new.
 //! Defaults: every scene at N = 10k, 100k and 1M, 10 steps after one warm-up
 //! step, 1 thread, both parry variants, margin 0.01 (rapier's), budget 60 s.
+//! `--settle S` steps every engine S more times, untimed, between the
+//! warm-up and the timed steps: a persistent broad phase does nothing for
+//! its first steps (no frame has left its fat box yet), then frames leave
+//! in waves, so the medians of a steady state need the first waves behind
+//! them (the figures of BENCHMARKS.md take `--settle 10`).
 //! Each step of each engine is timed alone (velocity reversals and other
 //! bookkeeping outside the timing); engines alternate step by step. A parry
 //! variant whose warm-up step, times K, exceeds the budget is skipped.
@@ -280,6 +285,7 @@ struct Args {
     scenes: Vec<String>,
     ns: Vec<usize>,
     steps: usize,
+    settle: usize,
     threads: usize,
     variants: Vec<Variant>,
     margin: f64,
@@ -331,6 +337,7 @@ fn parse_args() -> Args {
         scenes,
         ns,
         steps: number("--steps", 10.0).max(1.0) as usize,
+        settle: number("--settle", 0.0).max(0.0) as usize,
         threads: number("--threads", 1.0).max(1.0) as usize,
         variants,
         margin: number("--margin", 0.01),
@@ -504,6 +511,19 @@ fn run_scene<const D: usize, P: Peer>(
         live.push(!skip);
     }
 
+    // Untimed steps to a steady state, engines in turn as below.
+    for _ in 0..args.settle {
+        for sim in &mut sims {
+            sim.prepare();
+            sim.step();
+        }
+        for (k, (_, p)) in peers.iter_mut().enumerate() {
+            if live[k] {
+                p.prepare();
+                p.step();
+            }
+        }
+    }
     let mut phases = vec![Vec::new(); peers.len()];
     let mut profiles = vec![Vec::new(); sims.len()];
     for _ in 0..args.steps {
@@ -549,10 +569,11 @@ fn run_scene<const D: usize, P: Peer>(
     }
 
     println!(
-        "\n### {} — N = {n}: {frames} frames ({} moving), {} steps after 1 warm-up, {} thread(s)\n",
+        "\n### {} — N = {n}: {frames} frames ({} moving), {} steps after 1 warm-up and {} untimed, {} thread(s)\n",
         scene.name,
         scene.moving_frames(),
         args.steps,
+        args.settle,
         args.threads
     );
     println!(
