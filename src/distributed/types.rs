@@ -112,9 +112,11 @@ pub enum DistributedError {
         /// Its error, as it reads.
         cause: String,
     },
-    /// The ranks made a collective call with different arguments (a step
-    /// of a `dt` computed from rank-local state, say): every rank returns
-    /// it, and nothing changed.
+    /// The ranks were not all in the same call with the same arguments on
+    /// worlds of the same configuration (a step of a `dt` computed from
+    /// rank-local state, a removal made on the owner alone while the others
+    /// step, a batch one body short on one rank): every rank returns it,
+    /// from the call it was in, and nothing changed.
     #[error("the ranks called {call} differently: {what}")]
     Diverged {
         /// The call (`"step"`).

@@ -1035,6 +1035,65 @@ fn bodies_loaded_from_one_rank_equal_one_world() {
     }
 }
 
+/// Ranks in different calls (a removal made on the owner only, while the
+/// others step), a batch one body short on one rank, ranks of different
+/// configurations: every rank returns `Diverged` from the call it was in,
+/// nothing changed, and the ranks then go on equal to one world; ranks of
+/// different configurations are refused from their first call. Without
+/// the calls' digests the first two returned Ok everywhere and the worlds
+/// parted ways (442 bodies on some ranks, 441 on others), the third hung
+/// (issue 36).
+#[test]
+fn ranks_in_different_calls_are_refused_alike_and_change_nothing() {
+    let ops = scene::<2>(12, 120, 20.0, &[0.5, 1.5], 0.2, 4);
+    let inserts = ops.iter().take_while(|op| matches!(op, Op::Insert(_))).count();
+    let want = single(&ops, WorldConfig::default());
+    let diverged = |e: DistributedError, call: &str, me: usize| match e {
+        DistributedError::Diverged { call: c, .. } if c == call => {}
+        e => panic!("rank {me}: {e:?}, expected Diverged in {call}"),
+    };
+    for ranks in [2, 3] {
+        let runs = on_ranks(ranks, |comm| {
+            let me = comm.rank();
+            let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+            let (mut answers, _) = run_world(&mut world, &ops[..inserts]);
+            let len = world.len();
+            // Body 0's owner removes it; the others step.
+            if me == 0 {
+                diverged(world.remove(GlobalHandle(0)).unwrap_err(), "remove", me);
+            } else {
+                diverged(world.step(0.25).map(|_| ()).unwrap_err(), "step", me);
+            }
+            // One rank's batch is a body short.
+            let unit = Frame::<2>::from_aabb([50.0; 2], [51.0; 2]).unwrap();
+            let batch = (0..3 - usize::from(me == ranks - 1)).map(|_| Body::fixed(vec![unit]));
+            diverged(world.insert_many(batch).unwrap_err(), "insert_many", me);
+            assert_eq!(world.len(), len, "rank {me}: nothing inserted or removed");
+            let (more, work) = run_world(&mut world, &ops[inserts..]);
+            answers.extend(more);
+            (answers, work)
+        });
+        for (rank, (got, _)) in runs.into_iter().enumerate() {
+            assert_eq!(got, want, "{ranks} ranks, rank {rank}");
+        }
+        // One rank refuses runaways, the others park them: the first call
+        // finds it.
+        let runs = on_ranks(ranks, |comm| {
+            let me = comm.rank();
+            let policy = if me == 0 { Runaway::Refuse } else { Runaway::Park };
+            let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default().with_runaway(policy));
+            let Op::Insert(body) = &ops[0] else { unreachable!("the scene starts with its bodies") };
+            let e = world.insert(body.clone()).unwrap_err();
+            (e, world.len(), world.step(0.25).map(|_| ()).unwrap_err())
+        });
+        for (me, (insert, len, step)) in runs.into_iter().enumerate() {
+            diverged(insert, "insert", me);
+            diverged(step, "step", me);
+            assert_eq!(len, 0, "rank {me}: nothing inserted");
+        }
+    }
+}
+
 /// Ranks stepping by different `dt`s (one computed from rank-local state)
 /// all get the same error, before anything changed; stepping alike
 /// afterwards, they equal one world. Without the check every rank

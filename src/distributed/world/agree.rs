@@ -56,10 +56,61 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         }
     }
 
+    /// The digest of public call `call` with arguments `args`, and of what
+    /// every rank must hold alike when it makes it: the ids issued, the
+    /// bodies live, the configuration.
+    pub(super) fn call_digest(&self, call: &str, args: &[u64]) -> u64 {
+        let state = [self.next_id, self.bodies as u64, self.setup];
+        call.bytes().map(u64::from).chain(state).chain(args.iter().copied()).fold(DIGEST_SEED, mix)
+    }
+
+    /// The first reduction of a public call, which every rank makes with
+    /// the same five words whatever the call: the maximum of `flag` over
+    /// the ranks and the range of `aux` (a word the call checks itself:
+    /// a step's `dt`), once all are known to be in the same call with the
+    /// same arguments (`digest`, from [`DistributedWorld::call_digest`]:
+    /// its maximum is the complement of its complement's only when it is
+    /// the same everywhere). Else every rank returns
+    /// [`DistributedError::Diverged`] and none goes on to the call's later
+    /// collectives, which would pair with another call's (a rank removing
+    /// a body while the others step; a batch one body short on one rank).
+    pub(super) fn open_call(
+        &self,
+        call: &'static str,
+        digest: u64,
+        flag: u64,
+        aux: u64,
+    ) -> Result<(u64, [u64; 2]), DistributedError> {
+        let agreed = self.comm.all_max_each(&[flag, aux, !aux, digest, !digest]);
+        if agreed[3] != !agreed[4] {
+            return Err(diverged(call));
+        }
+        Ok((agreed[0], [!agreed[2], agreed[1]]))
+    }
+
+    /// [`DistributedWorld::agree`] as a public call's first collective
+    /// ([`DistributedWorld::open_call`]).
+    pub(super) fn agree_call(
+        &self,
+        call: &'static str,
+        digest: u64,
+        mine: Result<(), DistributedError>,
+    ) -> Result<(), DistributedError> {
+        let (failed, _) = self.open_call(call, digest, u64::from(mine.is_err()), 0)?;
+        self.agree_flagged(failed, mine)
+    }
+
     /// Every rank's result, agreed: a reduction of the error flag, and on
     /// an error a gather of the causes (see [`DistributedError`]).
     pub(super) fn agree(&self, mine: Result<(), DistributedError>) -> Result<(), DistributedError> {
-        if self.comm.all_max(u64::from(mine.is_err())) == 0 {
+        let failed = self.comm.all_max(u64::from(mine.is_err()));
+        self.agree_flagged(failed, mine)
+    }
+
+    /// The end of an agreement once the error flag's maximum, `failed`, is
+    /// known: on an error, a gather of the causes.
+    fn agree_flagged(&self, failed: u64, mine: Result<(), DistributedError>) -> Result<(), DistributedError> {
+        if failed == 0 {
             return Ok(());
         }
         let words = match &mine {
@@ -69,16 +120,22 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         agreed(&self.comm.all_gather(words), mine)
     }
 
-    /// As [`DistributedWorld::agree`], for a call on body `h`, which
-    /// lives when some rank owns it (only the owner knows): one reduction
-    /// of a flag that also says whether this rank owns `h`. Every rank
-    /// returns [`DistributedError::StaleHandle`] when no rank owns it,
+    /// As [`DistributedWorld::agree_call`], for public call `call` on body
+    /// `h`, which lives when some rank owns it (only the owner knows): one
+    /// reduction of a flag that also says whether this rank owns `h`. Every
+    /// rank returns [`DistributedError::StaleHandle`] when no rank owns it,
     /// before any other error (as when each rank could tell).
-    pub(super) fn agree_on(&self, h: GlobalHandle, mine: Result<(), DistributedError>) -> Result<(), DistributedError> {
+    pub(super) fn agree_on(
+        &self,
+        call: &'static str,
+        digest: u64,
+        h: GlobalHandle,
+        mine: Result<(), DistributedError>,
+    ) -> Result<(), DistributedError> {
         let owns = || u64::from(self.owned.contains_key(&h.0));
         // 0: no rank owns it; 1: some does, and no rank failed; 2: some failed.
         let flag = if mine.is_err() { 2 } else { owns() };
-        match self.comm.all_max(flag) {
+        match self.open_call(call, digest, flag, 0)?.0 {
             0 => Err(DistributedError::StaleHandle(h)),
             1 => Ok(()),
             // Whether it lives, then the error (rare: reductions are cheap).
@@ -135,6 +192,26 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         }
         strip(self.comm.exchange(out), mine)
     }
+}
+
+/// The start of a [`DistributedWorld::call_digest`].
+const DIGEST_SEED: u64 = 0xCBF2_9CE4_8422_2325;
+
+/// `h` with word `w` folded in (a multiply and a shift: each bit of `w`
+/// reaches the high bits, the shift brings them back down).
+pub(super) fn mix(h: u64, w: u64) -> u64 {
+    let h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^ (h >> 29)
+}
+
+/// The error of ranks found in different calls, or in one call with
+/// different arguments.
+fn diverged(call: &'static str) -> DistributedError {
+    let what = "not every rank made this call with these arguments on the same world (another call, other \
+                arguments or another configuration on some rank, or bodies inserted or removed on some ranks \
+                only); nothing changed"
+        .to_owned();
+    DistributedError::Diverged { call, what }
 }
 
 /// An error as the words an agreement carries: its kind, a body, its text.

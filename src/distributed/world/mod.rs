@@ -73,6 +73,9 @@ pub struct DistributedWorld<const D: usize, C: Comm> {
     peers: Vec<usize>,
     /// How far the heaviest rank may exceed the mean before a new split.
     imbalance: f64,
+    /// A digest of the configuration and the imbalance, which every rank
+    /// must share: part of every call's digest (`agree.rs`).
+    setup: u64,
     /// The next global id, and the bodies of the whole world: counters
     /// every rank advances alike (every rank makes every insert and
     /// remove). Which ids live is each owner's to say (`owned`).
@@ -167,6 +170,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             regions: None,
             peers: Vec::new(),
             imbalance: 0.25,
+            setup: setup_digest(&config, 0.25),
             next_id: 0,
             bodies: 0,
             removed: Vec::new(),
@@ -216,6 +220,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     pub fn with_imbalance(mut self, imbalance: f64) -> Self {
         if imbalance.is_finite() && imbalance >= 0.0 {
             self.imbalance = imbalance;
+            self.setup = setup_digest(&self.config, imbalance);
         }
         self
     }
@@ -270,6 +275,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert(&mut self, body: Body<D>) -> Result<GlobalHandle, DistributedError> {
+        let digest = self.call_digest("insert", &[body.frames.len() as u64]);
         let id = self.next_id;
         let owner = match &self.regions {
             Some(r) => r.owner(&body.pose.translation()),
@@ -290,7 +296,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 }
             }
         }
-        if let Err(e) = self.agree(local) {
+        if let Err(e) = self.agree_call("insert", digest, local) {
             if let Some((h, _)) = kept {
                 sure(self.world.remove(h));
             }
@@ -360,7 +366,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 }
             }
         }
-        let agreed = self.agree(local);
+        let agreed = self.agree_call("insert_many", self.call_digest("insert_many", &[count]), local);
         self.keep_or_undo(agreed, kept, first, count)
     }
 
@@ -411,7 +417,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     pub fn remove(&mut self, h: GlobalHandle) -> Result<(), DistributedError> {
         self.issued(h)?;
         let local = self.injected("remove");
-        self.agree_on(h, local)?;
+        self.agree_on("remove", self.call_digest("remove", &[h.0]), h, local)?;
         self.bodies -= 1;
         self.removed.push(h.0);
         if let Some(local) = self.owned.remove(&h.0) {
@@ -450,7 +456,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             Motion::Fixed => Err(WorldError::FixedBody(local)),
             Motion::Moving => Ok(()),
         };
-        self.on_owner(h, numbers, fixed, |w, local| w.set_velocity(local, velocity))?;
+        let digest = self.call_digest("set_velocity", &[&[h.0][..], &velocity.map(f64::to_bits)].concat());
+        self.on_owner(("set_velocity", digest), h, numbers, fixed, |w, local| w.set_velocity(local, velocity))?;
         if self.owned.contains_key(&h.0) {
             self.changed.entry(h.0).or_insert(false);
         }
@@ -485,7 +492,10 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 other => other.map(|_| ()),
             })
         };
-        self.on_owner(h, Ok(()), placed, |w, local| w.set_pose(local, pose))?;
+        let (linear, translation) = (pose.linear(), pose.translation());
+        let numbers = linear.iter().flatten().chain(&translation).map(|x| x.to_bits());
+        let digest = self.call_digest("set_pose", &std::iter::once(h.0).chain(numbers).collect::<Vec<_>>());
+        self.on_owner(("set_pose", digest), h, Ok(()), placed, |w, local| w.set_pose(local, pose))?;
         if self.owned.contains_key(&h.0) {
             self.changed.insert(h.0, true);
         }
@@ -854,6 +864,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// makes it (`apply`) when all agree.
     fn on_owner(
         &mut self,
+        (call, digest): (&'static str, u64),
         h: GlobalHandle,
         numbers: Result<(), WorldError>,
         check: impl FnOnce(&World<D>, BodyHandle) -> Result<(), WorldError>,
@@ -867,7 +878,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 }
                 None => Ok(()),
             });
-        self.agree_on(h, local)?;
+        self.agree_on(call, digest, h, local)?;
         if let Some(local) = owned {
             sure(apply(&mut self.world, local));
         }
@@ -887,17 +898,17 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             Ok(ids) => u64::from(!ids.is_empty()),
             Err(_) => 1,
         };
-        // The step's first reduction also carries `dt` (its bits, and their
-        // complement: the maximum of both is the range): ranks stepping by
-        // different `dt`s would part ways from here on, silently.
-        let bits = dt.to_bits();
-        let agreed = self.comm.all_max_each(&[found, bits, !bits]);
-        if agreed[1] != !agreed[2] {
-            let (hi, lo) = (f64::from_bits(agreed[1]), f64::from_bits(!agreed[2]));
+        // The step's first reduction, as every public call's (`agree.rs`),
+        // finds ranks in other calls or with other worlds; it also carries
+        // `dt`, whose range it gives: ranks stepping by different `dt`s
+        // would part ways from here on, silently.
+        let (found, [lo, hi]) = self.open_call("step", self.call_digest("step", &[]), found, dt.to_bits())?;
+        if lo != hi {
+            let (lo, hi) = (f64::from_bits(lo), f64::from_bits(hi));
             let what = format!("dt differs between ranks (from {lo:e} to {hi:e})");
             return Err(DistributedError::Diverged { call: "step", what });
         }
-        if agreed[0] == 0 {
+        if found == 0 {
             return Ok(Vec::new());
         }
         let mut all: Vec<u64> = self.gather_checked(local)?.concat();
@@ -1193,6 +1204,13 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         };
         Some(GlobalFrame { body: GlobalHandle(*id), index })
     }
+}
+
+/// The digest of what every rank's configuration must be alike in (the
+/// world's configuration and the imbalance): a part of every call's.
+fn setup_digest(config: &WorldConfig, imbalance: f64) -> u64 {
+    let words = format!("{config:?}").into_bytes().into_iter().map(u64::from);
+    words.chain([imbalance.to_bits()]).fold(0, agree::mix)
 }
 
 /// Sorts packed contact keys (the first frame's body id in bits 96..128,
