@@ -16,6 +16,7 @@
 mod apart;
 mod body;
 mod broad_phase;
+mod chunk;
 mod contact_geometry;
 mod context;
 mod debug_draw;

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 
 use super::apart::{ApartPairs, fixed_key, moving_key};
 use super::broad_phase::BroadPhase;
+use super::chunk::Chunk;
 use super::context::StepContext;
 use super::radix_sort::sort_keys;
 use super::resting::RestingContacts;
@@ -77,19 +78,6 @@ pub(super) struct NarrowPhase<const D: usize> {
     repeatable: Option<u64>,
     /// True when the last step was a repeat, for tests.
     pub repeated: bool,
-}
-
-/// One parallel chunk's reused buffers: its contacts, each one's key
-/// (`giver << 32 | partner key`: the store index of the moving frame whose
-/// slot gave it, and its partner's key as in `apart.rs`), and the scratch
-/// of its fixed partners' queries.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Chunk<const D: usize> {
-    pub contacts: Vec<Contact<D>>,
-    pub keys: Vec<u64>,
-    fixed: Vec<u32>,
-    /// Contacts taken from the last step's (`resting.rs`), for tests.
-    reused: usize,
 }
 
 /// What the candidate pass asks of each pair: the world's settings, and

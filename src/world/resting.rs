@@ -15,7 +15,7 @@
 //! pairs from step to step in the same spirit; here only exact repeats are
 //! kept, so the contacts are those a fresh world computes.
 
-use super::narrow_phase::Chunk;
+use super::chunk::Chunk;
 use crate::contact::Contact;
 
 /// The last step's contacts, and where each moving frame's are.

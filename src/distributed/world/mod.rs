@@ -1297,7 +1297,7 @@ fn swept_box<const D: usize>(body: &Body<D>, f: &Frame<D>, dt: f64, turning: boo
 
 /// A bound, a thousand times over, on the round-off margins of a turning
 /// pair's exact swept boxes (`slack + 1e-12·ρ`, `slack = 1e-12·size +
-/// 16ε·scale` in `narrow/spin.rs`): `1e-9` of the frame's size, the
+/// 16ε·scale` in `narrow/spin/`): `1e-9` of the frame's size, the
 /// largest coordinate of its pivot, origin and displacement, and its
 /// reach times the turn.
 fn round_off<const D: usize>(body: &Body<D>, f: &Frame<D>, d: &[f64; D], angle: f64) -> f64 {
