@@ -165,7 +165,8 @@ struct State {
     /// Ranks waiting at the barrier, and how many barriers have passed.
     arrived: usize,
     passed: u64,
-    /// A rank's thread panicked: the others must not wait for it.
+    /// A rank's communicator was dropped (its thread panicked, or it
+    /// returned while the others go on): the others must not wait for it.
     broken: bool,
 }
 
@@ -190,10 +191,14 @@ impl LocalComm {
     }
 
     /// Waits until every rank has arrived; panics instead of waiting
-    /// forever when a rank's thread has panicked.
+    /// forever when a rank's communicator is gone (its thread panicked, or
+    /// it returned early: a rank that leaves while the others call
+    /// collectives is a bug of the caller's, which a hang would hide).
     fn barrier(&self) {
+        const GONE: &str = "a rank of this LocalComm group is gone (it panicked, or dropped its communicator \
+                            while the others went on calling collectives)";
         let mut state = self.lock();
-        assert!(!state.broken, "a rank of this LocalComm group panicked");
+        assert!(!state.broken, "{GONE}");
         state.arrived += 1;
         if state.arrived == self.size {
             state.arrived = 0;
@@ -205,18 +210,19 @@ impl LocalComm {
         while state.passed == passed && !state.broken {
             state = self.shared.turn.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
         }
-        assert!(!state.broken, "a rank of this LocalComm group panicked");
+        // A rank may leave once the last barrier has passed: only a barrier
+        // that cannot pass is an error.
+        assert!(state.passed != passed, "{GONE}");
     }
 }
 
 impl Drop for LocalComm {
-    /// A rank dropped while its thread unwinds breaks the group, so that
-    /// the others fail instead of waiting for it.
+    /// A dropped rank (its thread unwinding, or done) breaks the group, so
+    /// that the others fail at their next collective instead of waiting
+    /// for it; ranks that all finish together never notice.
     fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.lock().broken = true;
-            self.shared.turn.notify_all();
-        }
+        self.lock().broken = true;
+        self.shared.turn.notify_all();
     }
 }
 

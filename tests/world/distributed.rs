@@ -1094,6 +1094,51 @@ fn ranks_in_different_calls_are_refused_alike_and_change_nothing() {
     }
 }
 
+/// A rank that returns early (drops its world) while the others step:
+/// they fail at their next collective, saying why, instead of waiting for
+/// it forever (issue 36). Ranks that all finish together never notice.
+#[test]
+fn a_rank_that_leaves_early_fails_the_others_instead_of_hanging() {
+    let ops = scene::<2>(13, 60, 20.0, &[0.5, 1.5], 0.2, 2);
+    let inserts = ops.iter().take_while(|op| matches!(op, Op::Insert(_))).count();
+    let outcomes: Vec<Result<(), String>> = std::thread::scope(|s| {
+        let ranks: Vec<_> = LocalComm::group(3)
+            .into_iter()
+            .map(|comm| {
+                let ops = &ops[..inserts];
+                s.spawn(move || {
+                    let me = comm.rank();
+                    let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+                    run_world(&mut world, ops);
+                    if me == 2 {
+                        return Ok(()); // leaves: its world is dropped
+                    }
+                    let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        for _ in 0..3 {
+                            world.step(0.25).expect("a valid step");
+                        }
+                    }));
+                    stepped.map_err(|e| {
+                        e.downcast_ref::<String>().cloned().or(e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap()
+                    })
+                })
+            })
+            .collect();
+        ranks.into_iter().map(|h| h.join().expect("no panic escapes the catch")).collect()
+    });
+    assert_eq!(outcomes[2], Ok(()));
+    for (me, outcome) in outcomes[..2].iter().enumerate() {
+        let message = outcome.as_ref().expect_err("stepping without rank 2 fails");
+        assert!(message.contains("a rank of this LocalComm group is gone"), "rank {me}: {message}");
+    }
+    // All finishing together: nobody notices the others leave.
+    let runs = on_ranks(3, |comm| {
+        let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+        run_world(&mut world, &ops).0
+    });
+    assert!(runs.windows(2).all(|w| w[0] == w[1]), "the ranks agree");
+}
+
 /// Ranks stepping by different `dt`s (one computed from rank-local state)
 /// all get the same error, before anything changed; stepping alike
 /// afterwards, they equal one world. Without the check every rank
