@@ -1101,30 +1101,21 @@ fn ranks_in_different_calls_are_refused_alike_and_change_nothing() {
 fn a_rank_that_leaves_early_fails_the_others_instead_of_hanging() {
     let ops = scene::<2>(13, 60, 20.0, &[0.5, 1.5], 0.2, 2);
     let inserts = ops.iter().take_while(|op| matches!(op, Op::Insert(_))).count();
-    let outcomes: Vec<Result<(), String>> = std::thread::scope(|s| {
-        let ranks: Vec<_> = LocalComm::group(3)
-            .into_iter()
-            .map(|comm| {
-                let ops = &ops[..inserts];
-                s.spawn(move || {
-                    let me = comm.rank();
-                    let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
-                    run_world(&mut world, ops);
-                    if me == 2 {
-                        return Ok(()); // leaves: its world is dropped
-                    }
-                    let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        for _ in 0..3 {
-                            world.step(0.25).expect("a valid step");
-                        }
-                    }));
-                    stepped.map_err(|e| {
-                        e.downcast_ref::<String>().cloned().or(e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap()
-                    })
-                })
-            })
-            .collect();
-        ranks.into_iter().map(|h| h.join().expect("no panic escapes the catch")).collect()
+    let outcomes: Vec<Result<(), String>> = on_ranks(3, |comm| {
+        let me = comm.rank();
+        let mut world = DistributedWorld::<2, _>::new(comm, WorldConfig::default());
+        run_world(&mut world, &ops[..inserts]);
+        if me == 2 {
+            return Ok(()); // leaves: its world is dropped
+        }
+        let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            for _ in 0..3 {
+                world.step(0.25).expect("a valid step");
+            }
+        }));
+        stepped.map_err(|e| {
+            e.downcast_ref::<String>().cloned().or(e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap()
+        })
     });
     assert_eq!(outcomes[2], Ok(()));
     for (me, outcome) in outcomes[..2].iter().enumerate() {

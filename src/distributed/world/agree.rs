@@ -59,9 +59,9 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// The digest of public call `call` with arguments `args`, and of what
     /// every rank must hold alike when it makes it: the ids issued, the
     /// bodies live, the configuration.
-    pub(super) fn call_digest(&self, call: &str, args: &[u64]) -> u64 {
+    pub(super) fn call_digest(&self, call: &str, args: impl IntoIterator<Item = u64>) -> u64 {
         let state = [self.next_id, self.bodies as u64, self.setup];
-        call.bytes().map(u64::from).chain(state).chain(args.iter().copied()).fold(DIGEST_SEED, mix)
+        call.bytes().map(u64::from).chain(state).chain(args).fold(DIGEST_SEED, mix)
     }
 
     /// The first reduction of a public call, which every rank makes with

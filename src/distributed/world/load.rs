@@ -73,7 +73,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             let cause = format!("a batch of {words} words, past the 2^31 an exchange carries: load it in parts");
             sent = Err(DistributedError::OnRank { rank: me, cause });
         }
-        self.agree_call("insert_from", self.call_digest("insert_from", &[root as u64]), sent)?;
+        self.agree_call("insert_from", self.call_digest("insert_from", [root as u64]), sent)?;
         // The count from the root alone: the others pass 0.
         let count = self.comm.all_max(count);
         let received = self.comm.exchange(out);

@@ -275,7 +275,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn insert(&mut self, body: Body<D>) -> Result<GlobalHandle, DistributedError> {
-        let digest = self.call_digest("insert", &[body.frames.len() as u64]);
+        let digest = self.call_digest("insert", [body.frames.len() as u64]);
         let id = self.next_id;
         let owner = match &self.regions {
             Some(r) => r.owner(&body.pose.translation()),
@@ -366,7 +366,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
                 }
             }
         }
-        let agreed = self.agree_call("insert_many", self.call_digest("insert_many", &[count]), local);
+        let agreed = self.agree_call("insert_many", self.call_digest("insert_many", [count]), local);
         self.keep_or_undo(agreed, kept, first, count)
     }
 
@@ -417,7 +417,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     pub fn remove(&mut self, h: GlobalHandle) -> Result<(), DistributedError> {
         self.issued(h)?;
         let local = self.injected("remove");
-        self.agree_on("remove", self.call_digest("remove", &[h.0]), h, local)?;
+        self.agree_on("remove", self.call_digest("remove", [h.0]), h, local)?;
         self.bodies -= 1;
         self.removed.push(h.0);
         if let Some(local) = self.owned.remove(&h.0) {
@@ -456,7 +456,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             Motion::Fixed => Err(WorldError::FixedBody(local)),
             Motion::Moving => Ok(()),
         };
-        let digest = self.call_digest("set_velocity", &[&[h.0][..], &velocity.map(f64::to_bits)].concat());
+        let digest = self.call_digest("set_velocity", std::iter::once(h.0).chain(velocity.map(f64::to_bits)));
         self.on_owner(("set_velocity", digest), h, numbers, fixed, |w, local| w.set_velocity(local, velocity))?;
         if self.owned.contains_key(&h.0) {
             self.changed.entry(h.0).or_insert(false);
@@ -494,7 +494,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         };
         let (linear, translation) = (pose.linear(), pose.translation());
         let numbers = linear.iter().flatten().chain(&translation).map(|x| x.to_bits());
-        let digest = self.call_digest("set_pose", &std::iter::once(h.0).chain(numbers).collect::<Vec<_>>());
+        let digest = self.call_digest("set_pose", std::iter::once(h.0).chain(numbers));
         self.on_owner(("set_pose", digest), h, Ok(()), placed, |w, local| w.set_pose(local, pose))?;
         if self.owned.contains_key(&h.0) {
             self.changed.insert(h.0, true);
@@ -902,7 +902,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         // finds ranks in other calls or with other worlds; it also carries
         // `dt`, whose range it gives: ranks stepping by different `dt`s
         // would part ways from here on, silently.
-        let (found, [lo, hi]) = self.open_call("step", self.call_digest("step", &[]), found, dt.to_bits())?;
+        let (found, [lo, hi]) = self.open_call("step", self.call_digest("step", []), found, dt.to_bits())?;
         if lo != hi {
             let (lo, hi) = (f64::from_bits(lo), f64::from_bits(hi));
             let what = format!("dt differs between ranks (from {lo:e} to {hi:e})");
