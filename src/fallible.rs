@@ -16,6 +16,56 @@ pub(crate) fn room_for<T>(v: &mut Vec<T>, n: usize) -> bool {
     v.try_reserve(n.saturating_sub(v.len())).is_ok()
 }
 
+/// Memory ran out growing a buffer of about `bytes` bytes: what the
+/// broad phase's fallible stages return, the world's
+/// [`WorldError::OutOfMemory`](crate::WorldError::OutOfMemory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct NoRoom {
+    pub bytes: usize,
+}
+
+impl From<NoRoom> for crate::WorldError {
+    fn from(e: NoRoom) -> Self {
+        crate::WorldError::OutOfMemory { bytes: e.bytes }
+    }
+}
+
+/// [`room_for`] as a `Result`, for `?`.
+#[inline]
+pub(crate) fn room<T>(v: &mut Vec<T>, n: usize) -> Result<(), NoRoom> {
+    if room_for(v, n) { Ok(()) } else { Err(NoRoom { bytes: n.saturating_mul(size_of::<T>()) }) }
+}
+
+/// Clears `v` and makes room for exactly `n` values (no doubling slack:
+/// a buffer sized by the frames, once), fallibly.
+#[inline]
+pub(crate) fn room_exact<T>(v: &mut Vec<T>, n: usize) -> Result<(), NoRoom> {
+    v.clear();
+    v.try_reserve_exact(n).map_err(|_| NoRoom { bytes: n.saturating_mul(size_of::<T>()) })
+}
+
+/// `v` made `n` long: `n` copies of `x` when its length was another
+/// (reserving exactly), else left as it is (the caller writes every
+/// entry), fallibly.
+#[inline]
+pub(crate) fn fit<T: Clone>(v: &mut Vec<T>, n: usize, x: T) -> Result<(), NoRoom> {
+    if v.len() != n {
+        room_exact(v, n)?;
+        v.resize(n, x);
+    }
+    Ok(())
+}
+
+/// `v` cleared and filled with `n` copies of `x`, fallibly (growing as
+/// [`room_for`] does).
+#[inline]
+pub(crate) fn refill<T: Clone>(v: &mut Vec<T>, n: usize, x: T) -> Result<(), NoRoom> {
+    v.clear();
+    room(v, n)?;
+    v.resize(n, x);
+    Ok(())
+}
+
 /// The rare half of [`room_for_one`], out of the hot loops.
 #[cold]
 fn grow<T>(v: &mut Vec<T>) -> bool {

@@ -198,9 +198,9 @@ mod tests {
     ) -> Vec<(u32, Partner)> {
         let size = CellSize::new(base);
         let (mut m, mut s) = (CellList::default(), CellList::default());
-        m.build(size, moving.len(), |i| (moving[i], i as u32), Some(&group));
+        m.build(size, moving.len(), |i| (moving[i], i as u32), Some(&group)).unwrap();
         // The fixed list on its own cell size: queries need no shared one.
-        s.build(CellSize::new(base * 3.0), fixed.len(), |k| (fixed[k], k as u32), None);
+        s.build(CellSize::new(base * 3.0), fixed.len(), |k| (fixed[k], k as u32), None).unwrap();
         let mut out = Vec::new();
         // In two halves, as parallel chunks would; no near lists (each
         // fixed partner by a query).

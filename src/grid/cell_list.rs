@@ -32,6 +32,7 @@
 use super::cell::{CellSize, MAX_CELL, MAX_LEVELS, cell_count, floor_i32, for_each_cell, morton, parent, spread};
 use super::grid_box::GridBox;
 use crate::aabb::Aabb;
+use crate::fallible::{NoRoom, fit, refill, room_exact};
 
 /// Most items a list holds (ids and store indices fit 26 bits elsewhere).
 pub(crate) const MAX_ITEMS: usize = 1 << 26;
@@ -401,13 +402,45 @@ impl<const D: usize> CellList<D> {
     /// id)`, with cell sizes `size`; [`CellList::item`] gives back the ids.
     /// With `group`, items of one group are never paired. The per-item pass
     /// runs in parallel with the `parallel` feature.
+    ///
+    /// # Errors
+    /// [`NoRoom`] when memory ran out: the list is then empty (it lists
+    /// nothing until the next build).
     pub fn build(
         &mut self,
         size: CellSize,
         n: usize,
         item: impl Fn(usize) -> (Aabb<D>, u32) + Sync,
         group: Option<&dyn Fn(usize) -> u32>,
-    ) {
+    ) -> Result<(), NoRoom> {
+        let built = self.try_build(size, n, item, group);
+        if built.is_err() {
+            self.empty();
+        }
+        built
+    }
+
+    /// A list of nothing, its buffers kept (no allocation: a list of no
+    /// slots is queried slot by slot and reads no bucket).
+    fn empty(&mut self) {
+        for v in [&mut self.items, &mut self.groups, &mut self.dest] {
+            v.clear();
+        }
+        self.slots.clear();
+        self.min.clear();
+        self.max.clear();
+        self.cover.clear();
+        (self.huge, self.occupied) = (0, 0);
+    }
+
+    /// [`CellList::build`], leaving the list half made on an error.
+    fn try_build(
+        &mut self,
+        size: CellSize,
+        n: usize,
+        item: impl Fn(usize) -> (Aabb<D>, u32) + Sync,
+        group: Option<&dyn Fn(usize) -> u32>,
+    ) -> Result<(), NoRoom> {
         let grouped = group.is_some();
         self.size = size;
         #[cfg(feature = "parallel")]
@@ -425,12 +458,12 @@ impl<const D: usize> CellList<D> {
         self.mask = buckets as u64 - 1;
         // Every entry is written below: a list of the same length is not
         // filled first (a serial pass over every array).
-        fit(&mut self.slots, n, Slot { cell: [0; D], info: HUGE });
-        fit(&mut self.min, n, [0.0; D]);
-        fit(&mut self.max, n, [0.0; D]);
-        fit(&mut self.items, n, 0);
-        fit(&mut self.groups, if grouped { n } else { 0 }, 0);
-        fit(&mut self.dest, n, 0);
+        fit(&mut self.slots, n, Slot { cell: [0; D], info: HUGE })?;
+        fit(&mut self.min, n, [0.0; D])?;
+        fit(&mut self.max, n, [0.0; D])?;
+        fit(&mut self.items, n, 0)?;
+        fit(&mut self.groups, if grouped { n } else { 0 }, 0)?;
+        fit(&mut self.dest, n, 0)?;
         let (size, mask) = (&self.size, self.mask);
         // Each slot also widens its level's extents (`Extents`), per chunk
         // of slots: the serial pass below is left with the bucket counts.
@@ -478,8 +511,7 @@ impl<const D: usize> CellList<D> {
         }
         (self.occupied, self.reach) = (extents.occupied, extents.reach);
         // Pass 2: the buckets' sizes.
-        self.starts.clear();
-        self.starts.resize(buckets + 2, 0);
+        refill(&mut self.starts, buckets + 2, 0)?;
         for &k in &self.dest {
             self.starts[k as usize + 1] += 1;
         }
@@ -508,13 +540,13 @@ impl<const D: usize> CellList<D> {
         #[cfg(feature = "parallel")]
         if gather {
             self.swap_staged();
-            self.gather(grouped);
+            self.gather(grouped)?;
         } else {
             self.permute(grouped);
         }
         #[cfg(not(feature = "parallel"))]
         self.permute(grouped);
-        self.build_cover();
+        self.build_cover()
     }
 
     /// True when the build gathers its slots in parallel (more than one
@@ -541,48 +573,49 @@ impl<const D: usize> CellList<D> {
     /// order), `dest` giving each item's place: the same arrays as
     /// [`CellList::permute`] leaves, in parallel.
     #[cfg(feature = "parallel")]
-    fn gather(&mut self, grouped: bool) {
+    fn gather(&mut self, grouped: bool) -> Result<(), NoRoom> {
         use rayon::prelude::*;
         let n = self.dest.len();
         let st = &mut self.staged;
         // The inverse permutation: one store per item, serial (`dest` is a
         // permutation: every entry is written).
-        fit(&mut st.src, n, 0);
+        fit(&mut st.src, n, 0)?;
         for (i, &p) in self.dest.iter().enumerate() {
             st.src[p as usize] = i as u32;
         }
         let src = &st.src;
-        fn gather_into<T: Copy + Send + Sync>(out: &mut Vec<T>, from: &[T], src: &[u32]) {
+        fn gather_into<T: Copy + Send + Sync>(out: &mut Vec<T>, from: &[T], src: &[u32]) -> Result<(), NoRoom> {
             // Room for exactly `n`, reused once warm: `par_extend` then
             // writes in place without growing.
-            reserve_exact(out, src.len());
+            room_exact(out, src.len())?;
             out.par_extend(src.par_iter().with_min_len(PARALLEL_MIN).map(|&i| from[i as usize]));
+            Ok(())
         }
-        gather_into(&mut self.slots, &st.slots, src);
-        gather_into(&mut self.min, &st.min, src);
-        gather_into(&mut self.max, &st.max, src);
-        gather_into(&mut self.items, &st.items, src);
+        gather_into(&mut self.slots, &st.slots, src)?;
+        gather_into(&mut self.min, &st.min, src)?;
+        gather_into(&mut self.max, &st.max, src)?;
+        gather_into(&mut self.items, &st.items, src)?;
         if grouped {
-            gather_into(&mut self.groups, &st.groups, src);
+            gather_into(&mut self.groups, &st.groups, src)?;
         } else {
             self.groups.clear();
         }
+        Ok(())
     }
 
     /// The cover entries of the slots above the finest occupied level, by
     /// counting sort into their own table.
-    fn build_cover(&mut self) {
+    fn build_cover(&mut self) -> Result<(), NoRoom> {
         let finest = self.occupied.trailing_zeros();
         let coarse = |s: &Slot<D>| s.level() != HUGE && s.level() > finest;
         let count = |s: &Slot<D>| 1usize << s.spans().count_ones();
         let total: usize = self.slots[..self.huge].iter().filter(|s| coarse(s)).map(count).sum();
         let buckets = total.max(1).next_power_of_two();
         self.cover_mask = buckets as u64 - 1;
-        self.cover_starts.clear();
-        self.cover_starts.resize(buckets + 1, 0);
-        reserve_exact(&mut self.cover, total);
+        refill(&mut self.cover_starts, buckets + 1, 0)?;
+        room_exact(&mut self.cover, total)?;
         if total == 0 {
-            return;
+            return Ok(());
         }
         self.cover.resize(total, Cover { cell: [0; D], level: 0, slot: 0 });
         for s in self.slots[..self.huge].iter().filter(|s| coarse(s)) {
@@ -605,6 +638,7 @@ impl<const D: usize> CellList<D> {
             self.cover_starts[k] = self.cover_starts[k - 1];
         }
         self.cover_starts[0] = 0;
+        Ok(())
     }
 
     /// Calls `f(q)` for each slot `q` of level `l` whose box overlaps the
@@ -1007,26 +1041,6 @@ impl<const D: usize> CellList<D> {
     }
 }
 
-/// Clears `v` and makes room for exactly `n` elements (no doubling slack).
-fn reserve_exact<T>(v: &mut Vec<T>, n: usize) {
-    v.clear();
-    v.reserve_exact(n);
-}
-
-/// Makes `v` `n` long, reserving exactly (its entries arbitrary: the
-/// caller writes every one).
-fn fit<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
-    if v.len() != n {
-        resize_exact(v, n, x);
-    }
-}
-
-/// Clears `v` and fills it with `n` copies of `x`, reserving exactly.
-fn resize_exact<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
-    reserve_exact(v, n);
-    v.resize(n, x);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1034,7 +1048,7 @@ mod tests {
 
     fn list(base: f64, boxes: &[Aabb<3>]) -> CellList<3> {
         let mut grid = CellList::default();
-        grid.build(CellSize::new(base), boxes.len(), |i| (boxes[i], i as u32), None);
+        grid.build(CellSize::new(base), boxes.len(), |i| (boxes[i], i as u32), None).unwrap();
         grid
     }
 
@@ -1092,7 +1106,7 @@ mod tests {
             let group = |i: usize| (i / 3) as u32;
             let build = |grid: &mut CellList<3>| {
                 let g: Option<&dyn Fn(usize) -> u32> = if grouped { Some(&group) } else { None };
-                grid.build(CellSize::new(2.0), n, |i| (boxes[i], i as u32), g);
+                grid.build(CellSize::new(2.0), n, |i| (boxes[i], i as u32), g).unwrap();
             };
             one.install(|| build(&mut serial));
             two.install(|| build(&mut parallel));
@@ -1113,7 +1127,7 @@ mod tests {
     fn rebuilding_reuses_buffers_and_forgets_old_items() {
         let mut grid = list(1.0, &random_boxes(500, 6, 20.0));
         let few = random_boxes(10, 7, 20.0);
-        grid.build(CellSize::new(1.0), few.len(), |i| (few[i], 9), None);
+        grid.build(CellSize::new(1.0), few.len(), |i| (few[i], 9), None).unwrap();
         assert_eq!(grid.len(), 10);
         let mut n = 0;
         grid.query(&Aabb { min: [-1e3; 3], max: [1e3; 3] }, |id| {

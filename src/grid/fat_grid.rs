@@ -24,6 +24,7 @@ use hashbrown::HashMap;
 use super::cell::{CellSize, MAX_LEVELS, cell_count, floor_i32, for_each_cell, morton};
 use super::cell_list::cell_and_level;
 use super::grid_box::GridBox;
+use crate::fallible::{NoRoom, refill, room_for_one};
 
 /// No entry (an empty link).
 const NONE: u32 = u32::MAX;
@@ -148,26 +149,43 @@ impl<const D: usize> Default for FatGrid<D> {
 impl<const D: usize> FatGrid<D> {
     /// Empties the grid for `n` frames, none placed, on cells of `size`
     /// (buffers kept).
-    pub fn reset(&mut self, size: CellSize, n: usize) {
+    ///
+    /// # Errors
+    /// [`NoRoom`], the grid then empty with no frame (reset it again).
+    pub fn reset(&mut self, size: CellSize, n: usize) -> Result<(), NoRoom> {
         self.size = size;
         self.heads.clear();
-        self.home.clear();
-        self.home.resize(n, Home::UNPLACED);
-        self.next.clear();
-        self.next.resize(n << D, NONE);
-        self.prev.clear();
-        self.prev.resize(n << D, NONE);
         self.huge.clear();
         self.per_level = [0; MAX_LEVELS];
+        self.home.clear();
+        self.next.clear();
+        self.prev.clear();
+        refill(&mut self.home, n, Home::UNPLACED)?;
+        refill(&mut self.next, n << D, NONE)?;
+        refill(&mut self.prev, n << D, NONE)
     }
 
     /// Puts frame `i` in the cells of its (new) fat box `b`: nothing to do
     /// when they are its cells already.
-    pub fn place(&mut self, i: u32, b: &GridBox<D>) {
+    ///
+    /// # Errors
+    /// [`NoRoom`] for the map of cells or the huge frames' list, the frame
+    /// then where it was.
+    pub fn place(&mut self, i: u32, b: &GridBox<D>) -> Result<(), NoRoom> {
         let home = Home::of(&self.size, b);
         let old = self.home[i as usize];
         if old == home {
-            return;
+            return Ok(());
+        }
+        // Room for the new cells before the frame leaves its old ones.
+        let cells = 1usize << D;
+        if self.heads.capacity() - self.heads.len() < cells {
+            let more = self.heads.len().max(cells);
+            let bytes = more * (size_of::<Key<D>>() + 5);
+            self.heads.try_reserve(more).map_err(|_| NoRoom { bytes })?;
+        }
+        if home.level == HUGE && !room_for_one(&mut self.huge) {
+            return Err(NoRoom { bytes: 2 * self.huge.len() * 4 });
         }
         match old.level {
             UNPLACED => {}
@@ -189,6 +207,7 @@ impl<const D: usize> FatGrid<D> {
             }
         }
         self.home[i as usize] = home;
+        Ok(())
     }
 
     /// Room in the map for twice the cells occupied: their count changes
@@ -342,9 +361,9 @@ mod tests {
         for (base, seed) in [(0.5, 1), (7.0, 2), (1e-300, 3)] {
             let mut boxes: Vec<GridBox<3>> = random_boxes(1500, seed, 50.0).iter().map(GridBox::new).collect();
             let mut grid = FatGrid::default();
-            grid.reset(CellSize::new(base), boxes.len());
+            grid.reset(CellSize::new(base), boxes.len()).unwrap();
             for (i, b) in boxes.iter().enumerate() {
-                grid.place(i as u32, b);
+                grid.place(i as u32, b).unwrap();
             }
             let moved = random_boxes(boxes.len(), seed + 10, 60.0);
             for round in 0..3 {
@@ -367,7 +386,7 @@ mod tests {
                 // A third of the boxes move (some far, some to another level).
                 for i in (round as usize..boxes.len()).step_by(3) {
                     boxes[i] = GridBox::new(&moved[i]);
-                    grid.place(i as u32, &boxes[i]);
+                    grid.place(i as u32, &boxes[i]).unwrap();
                 }
             }
         }

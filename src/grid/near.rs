@@ -25,7 +25,7 @@
 use super::cell_list::CellList;
 use super::grid_box::GridBox;
 use crate::aabb::Aabb;
-use crate::fallible::{room_for, room_for_one};
+use crate::fallible::{NoRoom, room, room_for, room_for_one};
 
 /// Most fixed slots kept per moving frame; a frame whose fat box overlaps
 /// more is "crowded" and queries the fixed list each step until it leaves
@@ -248,13 +248,25 @@ impl<const D: usize> NearLists<D> {
     /// none) gets a new fat box and its fixed slots, by one query. Runs in
     /// parallel with the `parallel` feature (a chunk of frames per task);
     /// allocates only when `n` changed or a pool outgrows its buffers.
-    pub fn refresh(&mut self, fixed: &CellList<D>, n: usize, frame: impl Fn(usize) -> Moving<D> + Sync) {
+    ///
+    /// # Errors
+    /// [`NoRoom`] for the lists' tables (a frame's list that does not fit
+    /// is crowded, not an error), the lists unchanged.
+    pub fn refresh(
+        &mut self,
+        fixed: &CellList<D>,
+        n: usize,
+        frame: impl Fn(usize) -> Moving<D> + Sync,
+    ) -> Result<(), NoRoom> {
+        let chunks = n.div_ceil(CHUNK);
+        room(&mut self.entries, n)?;
+        room(&mut self.pools, chunks)?;
+        room(&mut self.spare, chunks)?;
         if self.entries.len() != n {
             self.entries.clear();
             self.entries.resize(n, Near::STALE);
             self.pools.iter_mut().for_each(Pool::clear);
         }
-        let chunks = n.div_ceil(CHUNK);
         self.pools.resize_with(chunks, Pool::default);
         self.spare.resize_with(chunks, Pool::default);
         let update = |(c, ((entries, pool), spare)): (usize, ((&mut [Near<D>], &mut Pool<D>), &mut Pool<D>))| {
@@ -297,6 +309,7 @@ impl<const D: usize> NearLists<D> {
             .zip(self.spare.iter_mut())
             .enumerate()
             .for_each(update);
+        Ok(())
     }
 
     /// Calls `f(p)` for each slot `p` of `fixed` whose box overlaps `q`,
@@ -437,7 +450,7 @@ mod tests {
     fn kept_lists_answer_as_a_query_does_while_frames_drift() {
         let fixed_boxes = small_boxes(3000, 7);
         let mut fixed = CellList::default();
-        fixed.build(CellSize::new(1.0), fixed_boxes.len(), |k| (fixed_boxes[k], k as u32), None);
+        fixed.build(CellSize::new(1.0), fixed_boxes.len(), |k| (fixed_boxes[k], k as u32), None).unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         // Moving boxes, each with its own velocity; some teleport at times.
         // Two chunks' worth, so that pools are split and compacted; frame 0
@@ -455,7 +468,7 @@ mod tests {
             // Every fifth step without a refresh: lists left behind by
             // their frames must not be used.
             if step % 5 != 4 {
-                near.refresh(&fixed, boxes.len(), frame);
+                near.refresh(&fixed, boxes.len(), frame).unwrap();
             }
             for (i, s) in swept.iter().enumerate() {
                 let q = GridBox::new(s);
@@ -484,7 +497,7 @@ mod tests {
     fn a_frame_without_a_list_queries() {
         let fixed_boxes = random_boxes(100, 1, 5.0);
         let mut fixed = CellList::default();
-        fixed.build(CellSize::new(1.0), fixed_boxes.len(), |k| (fixed_boxes[k], k as u32), None);
+        fixed.build(CellSize::new(1.0), fixed_boxes.len(), |k| (fixed_boxes[k], k as u32), None).unwrap();
         let near = NearLists::<3>::default();
         let q = GridBox::new(&Aabb { min: [-1.0; 3], max: [1.0; 3] });
         let mut got = Vec::new();

@@ -37,6 +37,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::context::zero_shift;
+use crate::fallible::{NoRoom, room};
 
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
@@ -107,7 +108,13 @@ pub(super) fn fixed_key(k: u32) -> u32 {
 impl ApartPairs {
     /// Forgets every pair and zeroes the odometers, for `frames` moving
     /// frames of `bodies` moving bodies. Allocates only when they grew.
-    pub fn reset(&mut self, frames: usize, bodies: usize) {
+    ///
+    /// # Errors
+    /// [`NoRoom`], the table then too short (not fresh).
+    pub fn reset(&mut self, frames: usize, bodies: usize) -> Result<(), NoRoom> {
+        room(&mut self.entries, frames)?;
+        room(&mut self.travelled, bodies)?;
+        room(&mut self.still, bodies)?;
         self.entries.truncate(frames);
         for e in &mut self.entries {
             *e = [const { AtomicU64::new(EMPTY) }; WAYS];
@@ -117,6 +124,7 @@ impl ApartPairs {
         self.travelled.resize(bodies, [0.0; 2]);
         self.still.clear();
         self.still.resize(bodies, 0);
+        Ok(())
     }
 
     /// Store indices or ranks changed, or the proofs no longer hold:
@@ -127,12 +135,21 @@ impl ApartPairs {
 
     /// Starts a step of `frames` moving frames of `bodies` moving bodies,
     /// body `r` displaced by `shifts[r]`: after a reset if forgotten.
-    pub fn begin_step<const D: usize>(&mut self, frames: usize, bodies: usize, shifts: &[[f64; D]]) {
+    ///
+    /// # Errors
+    /// [`NoRoom`] for a reset, everything then still forgotten.
+    pub fn begin_step<const D: usize>(
+        &mut self,
+        frames: usize,
+        bodies: usize,
+        shifts: &[[f64; D]],
+    ) -> Result<(), NoRoom> {
         if !self.fresh {
-            self.reset(frames, bodies);
+            self.reset(frames, bodies)?;
             self.fresh = true;
         }
         self.start_step(shifts);
+        Ok(())
     }
 
     /// Panics unless, while fresh, the table has one entry a frame and one
@@ -249,7 +266,7 @@ mod tests {
     #[test]
     fn a_pair_is_apart_until_the_odometers_reach_its_threshold() {
         let mut apart = ApartPairs::default();
-        apart.reset(3, 2);
+        apart.reset(3, 2).unwrap();
         apart.start_step(&[[0.3, 0.4], [0.0, 0.0]]);
         assert_eq!(apart.travelled(0, None)[0], 0.0);
         assert!((apart.travelled(0, None)[1] - 0.5).abs() < 1e-12);
@@ -272,7 +289,7 @@ mod tests {
         // A teleported body's odometer ends every proof; a reset forgets.
         apart.teleported(0);
         assert!(!apart.is_apart(1, moving_key(2), apart.travelled(0, None)[1]));
-        apart.reset(3, 2);
+        apart.reset(3, 2).unwrap();
         assert!(!apart.is_apart(1, moving_key(2), 0.0));
         assert_eq!(apart.travelled(0, None), [0.0; 2]);
     }
@@ -280,7 +297,7 @@ mod tests {
     #[test]
     fn thresholds_round_down() {
         let mut apart = ApartPairs::default();
-        apart.reset(1, 1);
+        apart.reset(1, 1).unwrap();
         let t = 0.1_f64; // not an f32
         apart.remember(0, 0, t);
         assert!(!apart.is_apart(0, 0, t));

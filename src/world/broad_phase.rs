@@ -21,6 +21,7 @@ use super::spin::frame_box;
 use super::store::{Meta, Store};
 use super::{Slot, Stored};
 use crate::aabb::Aabb;
+use crate::fallible::{NoRoom, refill, room, room_for_one};
 use crate::frame::Frame;
 use crate::grid::{CellList, CellSize, GridBox, NearLists, cell_size_for};
 use crate::ids::FrameId;
@@ -360,8 +361,13 @@ impl<const D: usize> BroadPhase<D> {
     /// the bodies inserted, removed or re-posed since the last step
     /// (`cell_size`: the world's setting); tells the bodies in `slots`
     /// where their frames went.
-    pub fn refresh(&mut self, cell_size: Option<f64>, slots: &mut [Slot<D>]) {
+    ///
+    /// # Errors
+    /// [`NoRoom`] when memory ran out: a store left stale stays so (its
+    /// lists list nothing), and the next refresh starts it again.
+    pub fn refresh(&mut self, cell_size: Option<f64>, slots: &mut [Slot<D>]) -> Result<(), NoRoom> {
         if !self.fixed_fresh {
+            room(&mut self.scratch, self.fixed.len() + self.moving.len())?;
             self.cell = match cell_size {
                 Some(w) => CellSize::new(w),
                 None => {
@@ -369,15 +375,20 @@ impl<const D: usize> BroadPhase<D> {
                     cell_size_for(all, &mut self.scratch)
                 }
             };
-            self.compact(Motion::Fixed, slots);
-            self.build_static_grid();
+            self.compact(Motion::Fixed, slots)?;
+            self.build_static_grid()?;
             self.fixed_fresh = true;
         }
         if !self.moving_fresh {
+            let bodies = self.moving.live().filter(|(_, m)| m.frame == 0).count();
+            room(&mut self.scratch, self.moving.len())?;
+            room(&mut self.moving_bodies, bodies)?;
+            room(&mut self.body_frames, bodies)?;
+            room(&mut self.slot_rank, slots.len())?;
             if self.fixed.len() == 0 && cell_size.is_none() {
                 self.cell = cell_size_for(self.moving.live().map(|(f, _)| f.aabb()), &mut self.scratch);
             }
-            self.compact(Motion::Moving, slots);
+            self.compact(Motion::Moving, slots)?;
             self.moving_bodies.clear();
             self.moving_bodies.extend(self.moving.meta.iter().filter(|m| m.frame == 0).map(|m| m.slot));
             self.moving_bodies.sort_unstable();
@@ -393,6 +404,7 @@ impl<const D: usize> BroadPhase<D> {
             self.ranks_made = self.ranks_made.wrapping_add(1);
             self.moving_fresh = true;
         }
+        Ok(())
     }
 
     /// A restored world's stores (in place) were saved fresh or not, as
@@ -401,25 +413,28 @@ impl<const D: usize> BroadPhase<D> {
     pub fn restored(&mut self, fresh: (bool, bool), unsorted_steps: u32) {
         (self.fixed_fresh, self.moving_fresh) = fresh;
         self.unsorted_steps = unsorted_steps;
-        if self.fixed_fresh {
-            self.build_static_grid();
+        // On low memory the static grid lists nothing: the next refresh
+        // builds it.
+        if self.fixed_fresh && self.build_static_grid().is_err() {
+            self.fixed_fresh = false;
         }
     }
 
     /// The fixed frames' cell list, built once per change of the fixed set
     /// and only queried: its build scratch is freed.
-    fn build_static_grid(&mut self) {
+    fn build_static_grid(&mut self) -> Result<(), NoRoom> {
         let frames = &self.fixed.frames;
-        self.static_grid.build(self.cell, frames.len(), |k| (frames[k].aabb(), k as u32), None);
-        self.static_grid.release_scratch();
         self.near_fixed.clear();
+        self.static_grid.build(self.cell, frames.len(), |k| (frames[k].aabb(), k as u32), None)?;
+        self.static_grid.release_scratch();
+        Ok(())
     }
 
     /// Compacts and spatially orders one store, updating the bodies' indices.
-    fn compact(&mut self, motion: Motion, slots: &mut [Slot<D>]) {
+    fn compact(&mut self, motion: Motion, slots: &mut [Slot<D>]) -> Result<(), NoRoom> {
         let cell = self.cell;
         // The moving store is re-sorted every few steps: it keeps its scratch.
-        self.store_mut(motion).compact(&cell, motion == Motion::Moving, |m, i| tell(slots, m, i));
+        self.store_mut(motion).compact(&cell, motion == Motion::Moving, |m, i| tell(slots, m, i))?;
         // Store indices changed: the pairs remembered apart and the pair
         // set name others.
         self.apart.forget();
@@ -427,33 +442,38 @@ impl<const D: usize> BroadPhase<D> {
         if motion == Motion::Moving {
             self.unsorted_steps = 0;
         }
+        Ok(())
     }
 
     /// Steps 1b–3 of a step, with its motion: the odometers, the moving
     /// list of swept boxes, and the near lists. `coherent`: the step has a
     /// narrow phase whose rejections are remembered.
-    pub fn update(&mut self, ctx: &StepContext<'_, D>, coherent: bool) {
-        self.start_coherence(ctx, coherent);
+    ///
+    /// # Errors
+    /// [`NoRoom`] when memory ran out: what was being built lists nothing
+    /// (or is forgotten) until the next step's update builds it again.
+    pub fn update(&mut self, ctx: &StepContext<'_, D>, coherent: bool) -> Result<(), NoRoom> {
+        self.start_coherence(ctx, coherent)?;
         self.persistent = self.largest_body < LARGE_BODY;
         if self.persistent {
-            self.pair_set.update(&self.moving, self.cell, ctx, self.largest_body > 1);
+            self.pair_set.update(&self.moving, self.cell, ctx, self.largest_body > 1)?;
         } else {
             self.pair_set.forget();
-            self.list_moving(ctx);
+            self.list_moving(ctx)?;
         }
-        self.refresh_near_fixed(ctx);
+        self.refresh_near_fixed(ctx)
     }
 
     /// Step 1b: the odometers of temporal coherence (`apart.rs`) take this
     /// step's displacements, after a reset if store indices changed. Without
     /// a narrow phase nothing is remembered, and the odometers would fall
     /// behind: the next step with one starts afresh.
-    fn start_coherence(&mut self, ctx: &StepContext<'_, D>, coherent: bool) {
+    fn start_coherence(&mut self, ctx: &StepContext<'_, D>, coherent: bool) -> Result<(), NoRoom> {
         if !coherent {
             self.apart.forget();
-            return;
+            return Ok(());
         }
-        self.apart.begin_step(self.moving.len(), self.moving_bodies.len(), ctx.shifts);
+        self.apart.begin_step(self.moving.len(), self.moving_bodies.len(), ctx.shifts)
     }
 
     /// Steps 2–3: swept boxes of the moving frames into the moving grid.
@@ -463,20 +483,22 @@ impl<const D: usize> BroadPhase<D> {
     /// enters the grid only if its box reaches another body's box or a fixed
     /// frame. Otherwise it cannot pair with anything, so leaving it out
     /// changes no answer. A still list of still frames is kept as it is.
-    fn list_moving(&mut self, ctx: &StepContext<'_, D>) {
+    fn list_moving(&mut self, ctx: &StepContext<'_, D>) -> Result<(), NoRoom> {
         let still = ctx.still();
         if still && self.listed_still && self.listed_at == self.edits {
             // Built from these frames, unmoved, with these displacements:
             // a build would give the list as it is.
-            return;
+            return Ok(());
         }
-        self.listed_still = still;
+        // Not still until built (a failed build lists nothing).
+        self.listed_still = false;
         let swept = |f: &Frame<D>, m: &Meta| frame_box(ctx.spins, f, m, &ctx.shifts[m.rank as usize]);
         self.active.clear();
+        room(&mut self.active, self.moving.len())?;
         if self.largest_body < LARGE_BODY {
             self.active.extend(0..self.moving.len() as u32);
         } else {
-            self.link_bodies(swept);
+            self.link_bodies(swept)?;
             self.activate_reaching(swept);
         }
         // Each item carries its store index as id.
@@ -489,7 +511,9 @@ impl<const D: usize> BroadPhase<D> {
         // skips a body's own frames.
         let body = |k: usize| moving.meta[active[k] as usize].rank;
         let group: Option<&dyn Fn(usize) -> u32> = (self.largest_body > 1).then_some(&body);
-        self.moving_grid.build(self.cell, active.len(), item, group);
+        self.moving_grid.build(self.cell, active.len(), item, group)?;
+        self.listed_still = still;
+        Ok(())
     }
 
     /// The moving frames that enter the list when some body is large: every
@@ -529,9 +553,9 @@ impl<const D: usize> BroadPhase<D> {
     /// (`grid/near.rs`), looked up again only for frames that left their
     /// fat box. Frames of large bodies query the fixed list directly (most
     /// of them never reach the pairs pass).
-    fn refresh_near_fixed(&mut self, ctx: &StepContext<'_, D>) {
+    fn refresh_near_fixed(&mut self, ctx: &StepContext<'_, D>) -> Result<(), NoRoom> {
         if self.static_grid.is_empty() {
-            return;
+            return Ok(());
         }
         let (moving, frames) = (&self.moving, &self.body_frames);
         let frame = |i: usize| {
@@ -539,22 +563,21 @@ impl<const D: usize> BroadPhase<D> {
             let d = ctx.shifts[m.rank as usize];
             (frames[m.rank as usize] < LARGE_BODY).then(|| (frame_box(ctx.spins, &moving.frames[i], m, &d), d))
         };
-        self.near_fixed.refresh(&self.static_grid, moving.len(), frame);
+        self.near_fixed.refresh(&self.static_grid, moving.len(), frame)
     }
 
     /// The moving bodies' boxes (by rank: the union of `frame_box` over
     /// their frames), their cell list, and each large body's links to the
     /// bodies and fixed frames its box reaches ([`BroadPhase::link_large_bodies`]).
-    fn link_bodies(&mut self, frame_box: impl Fn(&Frame<D>, &Meta) -> Aabb<D>) {
-        self.body_boxes.clear();
-        self.body_boxes.resize(self.moving_bodies.len(), Aabb::EMPTY);
+    fn link_bodies(&mut self, frame_box: impl Fn(&Frame<D>, &Meta) -> Aabb<D>) -> Result<(), NoRoom> {
+        refill(&mut self.body_boxes, self.moving_bodies.len(), Aabb::EMPTY)?;
         for (f, m) in self.moving.frames.iter().zip(&self.moving.meta) {
             let r = m.rank as usize;
             self.body_boxes[r] = self.body_boxes[r].union(&frame_box(f, m));
         }
         let boxes = &self.body_boxes;
-        self.body_grid.build(self.cell, boxes.len(), |r| (boxes[r], r as u32), None);
-        self.link_large_bodies();
+        self.body_grid.build(self.cell, boxes.len(), |r| (boxes[r], r as u32), None)?;
+        self.link_large_bodies()
     }
 
     /// For each large moving body, the other moving bodies whose boxes its
@@ -562,25 +585,33 @@ impl<const D: usize> BroadPhase<D> {
     /// (`body_fixed`, or [`FIXED_MANY`] alone when there are more than
     /// [`FIXED_FEW`]): a frame of the body can only pair with those. Small
     /// bodies' frames all enter the list; they get no links.
-    fn link_large_bodies(&mut self) {
+    fn link_large_bodies(&mut self) -> Result<(), NoRoom> {
+        let bodies = self.body_boxes.len();
+        refill(&mut self.body_link_starts, 1, 0)?;
+        refill(&mut self.body_fixed_starts, 1, 0)?;
+        room(&mut self.body_link_starts, bodies + 1)?;
+        room(&mut self.body_fixed_starts, bodies + 1)?;
         self.body_links.clear();
-        self.body_link_starts.clear();
-        self.body_link_starts.push(0);
         self.body_fixed.clear();
-        self.body_fixed_starts.clear();
-        self.body_fixed_starts.push(0);
+        let mut fits = true;
         for (r, b) in self.body_boxes.iter().enumerate() {
             if self.body_frames[r] >= LARGE_BODY {
                 self.body_grid.query(b, |o| {
-                    if o as usize != r {
+                    if o as usize == r {
+                        return;
+                    }
+                    if room_for_one(&mut self.body_links) {
                         self.body_links.push(o);
+                    } else {
+                        fits = false;
                     }
                 });
                 // At most `FIXED_FEW + 1` kept: a mesh over a million fixed
                 // frames must not grow the list to a million.
                 let from = self.body_fixed.len();
+                fits &= room(&mut self.body_fixed, from + FIXED_FEW + 1).is_ok();
                 self.static_grid.query(b, |k| {
-                    if self.body_fixed.len() - from <= FIXED_FEW {
+                    if self.body_fixed.len() - from <= FIXED_FEW && self.body_fixed.len() < self.body_fixed.capacity() {
                         self.body_fixed.push(k);
                     }
                 });
@@ -592,6 +623,7 @@ impl<const D: usize> BroadPhase<D> {
             self.body_link_starts.push(self.body_links.len() as u32);
             self.body_fixed_starts.push(self.body_fixed.len() as u32);
         }
+        if fits { Ok(()) } else { Err(NoRoom { bytes: 2 * self.body_links.len() * 4 }) }
     }
 
     /// Step 7, after the moving frames advanced: the moving list describes
@@ -617,6 +649,20 @@ impl<const D: usize> BroadPhase<D> {
         } else if self.unsorted_steps == 1 || self.unsorted_steps.is_multiple_of(RESORT_STEPS) {
             self.follow_slot_order(slots, by_rank, scratch);
         }
+    }
+
+    /// Room for [`BroadPhase::follow`] after this step, in the step's
+    /// fallible half (`scratch`: the buffer `follow` will be given), so
+    /// that the commit allocates nothing.
+    ///
+    /// # Errors
+    /// [`NoRoom`], nothing changed but capacity.
+    pub fn reserve_follow(&mut self, scratch: &mut Vec<[f64; D]>) -> Result<(), NoRoom> {
+        let bodies = self.moving_bodies.len();
+        room(&mut self.rank_scratch, bodies)?;
+        room(&mut self.active, bodies)?;
+        room(scratch, bodies)?;
+        self.moving.reserve_reorder()
     }
 
     /// Reorders the moving store as the moving list's slots (frames left out
@@ -732,12 +778,16 @@ impl<const D: usize> BroadPhase<D> {
     /// by `delta` (as a step does with swept boxes, through the same body
     /// links); each large body is linked to the fixed frames its grown box
     /// reaches ([`BroadPhase::body_fixed`]).
-    pub fn list_grown(&mut self, delta: f64) {
+    ///
+    /// # Errors
+    /// [`NoRoom`], the list then listing nothing.
+    pub fn list_grown(&mut self, delta: f64) -> Result<(), NoRoom> {
         self.active.clear();
+        room(&mut self.active, self.moving.len())?;
         if self.largest_body < LARGE_BODY {
             self.active.extend(0..self.moving.len() as u32);
         } else {
-            self.link_bodies(|f, _| f.aabb().grown(delta));
+            self.link_bodies(|f, _| f.aabb().grown(delta))?;
             let (links, starts) = (&self.body_links, &self.body_link_starts);
             for (i, (f, m)) in self.moving.frames.iter().zip(&self.moving.meta).enumerate() {
                 let r = m.rank as usize;
@@ -756,7 +806,7 @@ impl<const D: usize> BroadPhase<D> {
             (moving.frames[i].aabb().grown(half), i as u32)
         };
         let body = |k: usize| moving.meta[active[k] as usize].rank;
-        self.proximity_grid.build(self.cell, active.len(), item, Some(&body));
+        self.proximity_grid.build(self.cell, active.len(), item, Some(&body))
     }
 
     /// The list of [`BroadPhase::list_grown`].

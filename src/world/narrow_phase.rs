@@ -196,6 +196,9 @@ impl<const D: usize> NarrowPhase<D> {
         let resting = rest.then_some(&*resting);
         let chunks = &mut self.chunks;
         if chunks.len() < count {
+            if !room_for(chunks, count) {
+                return Err(self.forget_found(count.saturating_mul(size_of::<Chunk<D>>())));
+            }
             chunks.resize_with(count, Chunk::default);
         }
         // Set by the first chunk out of memory: the others stop early.
@@ -229,17 +232,24 @@ impl<const D: usize> NarrowPhase<D> {
             && room_for(&mut self.generations, slot_count)
             && self.reserve_events(total);
         if !fits {
-            for c in self.chunks.iter_mut() {
-                (c.contacts, c.keys) = (Vec::new(), Vec::new());
-            }
-            self.resting.reusable = false;
-            return Err(WorldError::OutOfMemory { bytes });
+            return Err(self.forget_found(bytes));
         }
         self.found = count;
         // Found with the pairs' memory: the frames at rest next step can
         // take them (not so the conservative answers of turning bodies).
         self.resting.reusable = how.coherent;
         Ok(())
+    }
+
+    /// What a step out of memory found is given back (the chunks' buffers,
+    /// so that the next step starts small), and the last step's contacts
+    /// are not offered for reuse: the error for `bytes`.
+    fn forget_found(&mut self, bytes: usize) -> WorldError {
+        for c in self.chunks.iter_mut() {
+            (c.contacts, c.keys) = (Vec::new(), Vec::new());
+        }
+        self.resting.reusable = false;
+        WorldError::OutOfMemory { bytes }
     }
 
     /// Room for [`NarrowPhase::update_events`] with `total` contacts: this
@@ -251,6 +261,11 @@ impl<const D: usize> NarrowPhase<D> {
         room_for(&mut self.previous, total)
             && room_for(&mut self.events, total.saturating_add(last))
             && room_for(&mut self.ended, last)
+    }
+
+    /// How many contacts the prepared step found (not yet taken).
+    pub fn found_contacts(&self) -> usize {
+        self.chunks[..self.found].iter().map(|c| c.contacts.len()).sum()
     }
 
     /// How many of the last step's contacts were taken from the step

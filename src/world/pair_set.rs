@@ -36,6 +36,7 @@ use super::radix_sort::sort_keys;
 use super::spin::frame_box;
 use super::store::{Meta, Store};
 use crate::aabb::Aabb;
+use crate::fallible::{NoRoom, refill, room, room_for_one};
 use crate::frame::Frame;
 use crate::grid::{CellList, CellSize, FatGrid, GridBox, Spreads};
 use crate::pairs::SetSide;
@@ -170,14 +171,41 @@ impl<const D: usize> PairSet<D> {
     /// would (the rebuild mode); the fat boxes are kept up to date in both,
     /// so that the share of frames leaving them is known. The answer is the
     /// same in both modes, in the same order.
-    pub fn update(&mut self, moving: &Store<D>, cell: CellSize, ctx: &StepContext<'_, D>, grouped: bool) {
+    ///
+    /// # Errors
+    /// [`NoRoom`] when memory ran out: the set is then forgotten (the next
+    /// update starts afresh).
+    pub fn update(
+        &mut self,
+        moving: &Store<D>,
+        cell: CellSize,
+        ctx: &StepContext<'_, D>,
+        grouped: bool,
+    ) -> Result<(), NoRoom> {
+        let updated = self.try_update(moving, cell, ctx, grouped);
+        if updated.is_err() {
+            self.forget();
+        }
+        updated
+    }
+
+    /// [`PairSet::update`], leaving the set half updated on an error.
+    fn try_update(
+        &mut self,
+        moving: &Store<D>,
+        cell: CellSize,
+        ctx: &StepContext<'_, D>,
+        grouped: bool,
+    ) -> Result<(), NoRoom> {
         let n = moving.len();
         let reset = !self.valid || self.swept_min.len() != n || self.list.cell_size() != cell;
         if reset {
-            self.reset(n, cell);
+            self.reset(n, cell)?;
         }
+        // From here the boxes change: on an error the set is forgotten.
+        room(&mut self.left, n)?;
         self.sweep(moving, ctx);
-        self.list_moved();
+        self.list_moved()?;
         let share = if n == 0 { 0.0 } else { self.moved.len() as f64 / n as f64 };
         if !reset {
             // After a reset every frame leaves its empty fat box: no measure.
@@ -187,69 +215,78 @@ impl<const D: usize> PairSet<D> {
         if self.kept && self.moved.is_empty() {
             // Every frame stayed in its fat box: the pairs and their index
             // stand as they are.
-            return;
+            return Ok(());
         }
         if self.kept {
             for &i in &self.moved {
-                self.grid.place(i, &self.fat_box(i as usize));
+                self.grid.place(i, &self.fat_box(i as usize))?;
             }
             self.grid.keep_headroom();
-            self.look_up_moved(moving);
-            self.merge_found();
+            self.look_up_moved(moving)?;
+            self.merge_found()?;
         } else if self.leaving <= GO_PERSISTENT {
-            self.pairs_by_list(moving, cell, grouped, true);
-            self.grid.reset(cell, n);
+            self.persistent = false;
+            self.pairs_by_list(moving, cell, grouped, true)?;
+            self.grid.reset(cell, n)?;
             for i in 0..n {
-                self.grid.place(i as u32, &self.fat_box(i));
+                self.grid.place(i as u32, &self.fat_box(i))?;
             }
             self.grid.keep_headroom();
             self.persistent = true;
         } else {
-            self.pairs_by_list(moving, cell, grouped, false);
             self.persistent = false;
+            self.pairs_by_list(moving, cell, grouped, false)?;
         }
-        self.index_pairs(n);
+        self.index_pairs(n)?;
         self.valid = true;
+        Ok(())
     }
 
     /// Forgets every box, for `n` frames on cells of `cell`: every frame
     /// leaves its (empty) fat box at the next sweep.
-    fn reset(&mut self, n: usize, cell: CellSize) {
+    fn reset(&mut self, n: usize, cell: CellSize) -> Result<(), NoRoom> {
+        self.persistent = false;
         for v in [&mut self.swept_min, &mut self.fat_min] {
-            v.clear();
-            v.resize(n, [f32::INFINITY; D]);
+            refill(v, n, [f32::INFINITY; D])?;
         }
         for v in [&mut self.swept_max, &mut self.fat_max] {
-            v.clear();
-            v.resize(n, [f32::NEG_INFINITY; D]);
+            refill(v, n, [f32::NEG_INFINITY; D])?;
         }
-        self.swept.clear();
-        self.swept.resize(n, Aabb::EMPTY);
+        refill(&mut self.swept, n, Aabb::EMPTY)?;
         // A list of the cell size, so that a change of it is seen.
-        self.list.build(cell, 0, |_| (Aabb::EMPTY, 0), None);
-        self.persistent = false;
+        self.list.build(cell, 0, |_| (Aabb::EMPTY, 0), None)
     }
 
     /// Every pair of overlapping fat boxes (`fat`) or swept boxes, of
     /// different bodies, by a cell list's pass.
-    fn pairs_by_list(&mut self, moving: &Store<D>, cell: CellSize, grouped: bool, fat: bool) {
+    fn pairs_by_list(&mut self, moving: &Store<D>, cell: CellSize, grouped: bool, fat: bool) -> Result<(), NoRoom> {
         let (lo, hi) = if fat { (&self.fat_min, &self.fat_max) } else { (&self.swept_min, &self.swept_max) };
         // `f32` corners are `f64` exactly: the list rounds them to themselves.
         let item = |i: usize| (Aabb { min: lo[i].map(f64::from), max: hi[i].map(f64::from) }, i as u32);
         let rank = |i: usize| moving.meta[i].rank;
         let group: Option<&dyn Fn(usize) -> u32> = if grouped { Some(&rank) } else { None };
-        self.list.build(cell, lo.len(), item, group);
+        self.list.build(cell, lo.len(), item, group)?;
         self.pairs.clear();
         let (list, pairs) = (&self.list, &mut self.pairs);
         let mut spreads = Spreads::default();
+        let mut fits = true;
         for p in 0..list.len() {
             let a = list.item(p);
             list.partners(p, &mut spreads, |q| {
                 let b = list.item(q);
-                pairs.push(u64::from(a.min(b)) << 32 | u64::from(a.max(b)));
+                if room_for_one(pairs) {
+                    pairs.push(u64::from(a.min(b)) << 32 | u64::from(a.max(b)));
+                } else {
+                    fits = false;
+                }
             });
         }
+        if !fits {
+            return Err(NoRoom { bytes: 2 * 8 * self.pairs.len() });
+        }
+        room(&mut self.scratch, self.pairs.len())?;
         sort_keys(&mut self.pairs, &mut self.scratch);
+        Ok(())
     }
 
     /// Each frame's swept box; the frames whose swept box left their fat
@@ -296,58 +333,78 @@ impl<const D: usize> PairSet<D> {
 
     /// The move buffer, in store order.
     #[inline(never)]
-    fn list_moved(&mut self) {
+    fn list_moved(&mut self) -> Result<(), NoRoom> {
         self.moved.clear();
+        room(&mut self.moved, self.left.iter().filter(|l| **l).count())?;
         self.moved.extend(self.left.iter().enumerate().filter(|(_, l)| **l).map(|(i, _)| i as u32));
         headroom(&mut self.moved);
+        Ok(())
     }
 
     /// The moved frames' pairs: each moved frame's fat box against the
     /// grid's, a pair of two moved frames from the lower one's look-up.
     #[inline(never)]
-    fn look_up_moved(&mut self, moving: &Store<D>) {
+    fn look_up_moved(&mut self, moving: &Store<D>) -> Result<(), NoRoom> {
         let (lo, hi, grid, left, meta) = (&self.fat_min, &self.fat_max, &self.grid, &self.left, &moving.meta);
+        // False once a pair did not fit.
         let look_up = |c: u32, out: &mut Vec<u64>| {
             let (i, rank) = (c as usize, meta[c as usize].rank);
+            let mut fits = true;
             grid.query(&GridBox::from_f32(lo[i], hi[i]), lo, hi, |j| {
                 let k = j as usize;
                 let mine = j == c || (left[k] && j < c) || meta[k].rank == rank;
-                if !mine {
+                if mine {
+                    return;
+                }
+                if room_for_one(out) {
                     out.push(u64::from(c.min(j)) << 32 | u64::from(c.max(j)));
+                } else {
+                    fits = false;
                 }
             });
+            fits
         };
         self.found.clear();
         #[cfg(feature = "parallel")]
-        {
+        let fits = {
             let chunks = self.moved.len().div_ceil(CHUNK);
+            room(&mut self.chunk_found, chunks)?;
             if self.chunk_found.len() < chunks {
                 self.chunk_found.resize_with(chunks, Vec::new);
             }
-            self.chunk_found[..chunks].par_iter_mut().zip(self.moved.par_chunks(CHUNK)).for_each(|(out, moved)| {
-                out.clear();
-                for &c in moved {
-                    look_up(c, out);
+            let fits = (self.chunk_found[..chunks].par_iter_mut().zip(self.moved.par_chunks(CHUNK)))
+                .map(|(out, moved)| {
+                    out.clear();
+                    let fits = moved.iter().all(|&c| look_up(c, out));
+                    headroom(out);
+                    fits
+                })
+                .reduce(|| true, |a, b| a && b);
+            let total = self.chunk_found[..chunks].iter().map(Vec::len).sum();
+            fits && room(&mut self.found, total).is_ok() && {
+                for out in &self.chunk_found[..chunks] {
+                    self.found.extend_from_slice(out);
                 }
-                headroom(out);
-            });
-            for out in &self.chunk_found[..chunks] {
-                self.found.extend_from_slice(out);
+                true
             }
-        }
+        };
         #[cfg(not(feature = "parallel"))]
-        for &c in &self.moved {
-            look_up(c, &mut self.found);
+        let fits = self.moved.iter().all(|&c| look_up(c, &mut self.found));
+        if !fits {
+            return Err(NoRoom { bytes: 2 * 8 * self.found.len() });
         }
         headroom(&mut self.found);
+        Ok(())
     }
 
     /// The kept pairs of two frames that stayed in their fat boxes, and the
     /// moved frames' new ones, sorted.
     #[inline(never)]
-    fn merge_found(&mut self) {
+    fn merge_found(&mut self) -> Result<(), NoRoom> {
         // The buffers' sizes depend on the fat boxes' history: room to spare
         // keeps a later step of about the same size from allocating.
+        room(&mut self.scratch, self.found.len())?;
+        room(&mut self.merged, self.pairs.len() + self.found.len())?;
         headroom(&mut self.scratch);
         sort_keys(&mut self.found, &mut self.scratch);
         let left = &self.left;
@@ -355,19 +412,20 @@ impl<const D: usize> PairSet<D> {
         merge(&self.pairs, &self.found, &mut self.merged);
         headroom(&mut self.merged);
         std::mem::swap(&mut self.pairs, &mut self.merged);
+        Ok(())
     }
 
     /// `starts` from the sorted pairs, for `n` frames.
     #[inline(never)]
-    fn index_pairs(&mut self, n: usize) {
-        self.starts.clear();
-        self.starts.resize(n + 1, 0);
+    fn index_pairs(&mut self, n: usize) -> Result<(), NoRoom> {
+        refill(&mut self.starts, n + 1, 0)?;
         for &k in &self.pairs {
             self.starts[(k >> 32) as usize + 1] += 1;
         }
         for a in 0..n {
             self.starts[a + 1] += self.starts[a];
         }
+        Ok(())
     }
 
     /// The cell list of this step's swept boxes (ids: store indices), in

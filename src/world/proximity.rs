@@ -73,8 +73,8 @@ impl<const D: usize> World<D> {
         if !(delta.is_finite() && delta >= 0.0) {
             return Err(WorldError::BadTolerance { delta });
         }
-        self.broad.refresh(self.config.cell_size, &mut self.slots);
-        self.broad.list_grown(delta);
+        self.broad.refresh(self.config.cell_size, &mut self.slots)?;
+        self.broad.list_grown(delta)?;
         let (broad, out) = (&self.broad, &mut self.proximity);
         let (moving, list) = (&broad.moving, broad.grown_list());
         out.clear();

@@ -17,6 +17,7 @@
 
 use super::chunk::Chunk;
 use crate::contact::Contact;
+use crate::fallible::room_for;
 
 /// The last step's contacts, and where each moving frame's are.
 #[derive(Clone, Debug, Default)]
@@ -39,7 +40,8 @@ impl<const D: usize> RestingContacts<D> {
     /// moving frames: true when they can be reused. The frames' store
     /// indices are the last step's (the caller checks).
     pub fn index(&mut self, n: usize) -> bool {
-        if !self.reusable {
+        // On low memory, none reused (an answer as good, found afresh).
+        if !self.reusable || !room_for(&mut self.runs, n) {
             return false;
         }
         self.runs.clear();

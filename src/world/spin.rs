@@ -23,6 +23,7 @@ use super::store::Meta;
 use super::{Body, BodyHandle, FrameId, Motion, Slot, World, WorldError, check_vector};
 use crate::aabb::Aabb;
 use crate::contact::ContactDetail;
+use crate::fallible::{NoRoom, room};
 use crate::frame::Frame;
 use crate::narrow::{Spin, intersect_spinning, swept_aabb};
 
@@ -107,12 +108,17 @@ impl<const D: usize> World<D> {
 
     /// The turns of a step of `dt` by moving body rank (`motion.spins`),
     /// or none when no body turns.
-    pub(super) fn rank_turns(&mut self, dt: f64) {
+    ///
+    /// # Errors
+    /// [`NoRoom`] for the spins.
+    pub(super) fn rank_turns(&mut self, dt: f64) -> Result<(), NoRoom> {
         self.motion.spins.clear();
         if self.spinning > 0 {
+            room(&mut self.motion.spins, self.broad.moving_bodies.len())?;
             let slots = &self.slots;
             self.motion.spins.extend(self.broad.moving_bodies.iter().map(|&slot| spin_of(slots, slot, dt)));
         }
+        Ok(())
     }
 
     /// Before the step's advance: the spinning bodies' spins and their

@@ -60,6 +60,7 @@ use super::{Motion, World};
 use crate::aabb::Aabb;
 use crate::contact::{Contact, ContactDetail};
 use crate::error::WorldError;
+use crate::fallible::{NoRoom, room, room_for_one};
 use crate::frame::{Frame, MAX_COORDINATE};
 use crate::ids::BodyHandle;
 
@@ -130,7 +131,7 @@ impl<const D: usize> World<D> {
         if self.narrow.can_repeat(&self.broad, dt) {
             // Nothing moved, nothing changed, nothing moves: the last
             // step's results stand (`NarrowPhase::can_repeat`).
-            let step = PreparedStep { dt, repeat: true, still: true, lap };
+            let step = PreparedStep { dt, repeat: true, shifted: false, still: true, lap };
             return match self.narrow.prepare_repeat() {
                 Ok(()) => Ok(step),
                 Err(e) => {
@@ -148,17 +149,18 @@ impl<const D: usize> World<D> {
             }
         };
         self.profile.check = lap.lap();
-        self.broad.refresh(self.config.cell_size, &mut self.slots);
-        self.profile.refresh = lap.lap();
-        self.displacements(dt, ready);
-        self.rank_turns(dt);
-        let ctx = self.motion.context();
-        self.broad.update(&ctx, self.config.detail != ContactDetail::Candidates);
-        self.profile.broad = lap.lap();
-        let how = Narrowing::new(&self.config, self.spinning > 0);
-        let found = self.narrow.find_contacts(&self.broad, &ctx, how, self.slots.len());
-        self.profile.narrow = lap.lap();
-        let step = PreparedStep { dt, repeat: false, still: ctx.still(), lap };
+        // Called off with nothing to undo but the parking, on low memory.
+        let unshifted = PreparedStep { dt, repeat: false, shifted: false, still: true, lap };
+        let moved = self.broad.refresh(self.config.cell_size, &mut self.slots).and_then(|()| {
+            self.profile.refresh = lap.lap();
+            self.displacements(dt, ready)
+        });
+        if let Err(e) = moved {
+            self.abort_step(unshifted);
+            return Err(e.into());
+        }
+        let (still, found) = self.find_contacts(dt, &mut lap);
+        let step = PreparedStep { dt, repeat: false, shifted: true, still, lap };
         match found {
             Ok(()) => Ok(step),
             Err(e) => {
@@ -166,6 +168,26 @@ impl<const D: usize> World<D> {
                 Err(e)
             }
         }
+    }
+
+    /// Steps 2–5 of a prepared step, its displacements made: the turns,
+    /// the broad phase's lists and the narrow phase's contacts; whether no
+    /// body moves, and the outcome.
+    fn find_contacts(&mut self, dt: f64, lap: &mut Lap) -> (bool, Result<(), WorldError>) {
+        let turns = self.rank_turns(dt);
+        let ctx = self.motion.context();
+        let still = ctx.still();
+        let coherent = self.config.detail != ContactDetail::Candidates;
+        if let Err(e) = turns.and_then(|()| self.broad.update(&ctx, coherent)) {
+            return (still, Err(e.into()));
+        }
+        self.profile.broad = lap.lap();
+        let how = Narrowing::new(&self.config, self.spinning > 0);
+        let found = self.narrow.find_contacts(&self.broad, &ctx, how, self.slots.len());
+        self.profile.narrow = lap.lap();
+        // The commit allocates nothing: its buffers' room is made here.
+        let found = found.and_then(|()| Ok(self.broad.reserve_follow(&mut self.motion.next_shifts)?));
+        (still, found)
     }
 
     /// The infallible half of [`World::step`] (steps 6–7): the prepared
@@ -194,6 +216,12 @@ impl<const D: usize> World<D> {
         self.validate();
     }
 
+    /// How many contacts a prepared step found: what a distributed world
+    /// makes room for before the commit.
+    pub(crate) fn prepared_contacts(&self) -> usize {
+        self.narrow.found_contacts()
+    }
+
     /// Calls off a prepared step: every later call sees the world as it
     /// was before [`World::prepare_step`]. The bodies it parked get their
     /// motion back and the last step's parked list, contacts, body pairs,
@@ -204,10 +232,10 @@ impl<const D: usize> World<D> {
     /// step would have done; the pairs remembered apart are forgotten and
     /// queries test every frame until the next step (`BroadPhase::aborted`).
     pub(crate) fn abort_step(&mut self, step: PreparedStep) {
-        let PreparedStep { dt: _, repeat, still: _, lap: _ } = step;
+        let PreparedStep { dt: _, repeat: _, shifted, still: _, lap: _ } = step;
         // Double-buffered: the last step's displacements are back in front
         // (a repeated step computed none).
-        if !repeat {
+        if shifted {
             std::mem::swap(&mut self.motion.shifts, &mut self.motion.next_shifts);
         }
         for (h, velocity, turn) in std::mem::take(&mut self.undo.stopped) {
@@ -281,14 +309,17 @@ impl<const D: usize> World<D> {
         if !self.broad.is_fresh(Motion::Moving) {
             // The list's buffer is reused: no allocation once warm.
             let mut runaways = std::mem::take(&mut self.runaways);
-            runaways.extend(self.runaways_by_body(dt));
+            let fits = self.runaways_by_body(dt).all(|f| room_for_one(&mut runaways) && (runaways.push(f), true).1);
             self.runaways = runaways;
+            if !fits {
+                return Err(WorldError::OutOfMemory { bytes: 2 * self.runaways.len() * size_of::<Found>() });
+            }
             self.handle_runaways()?;
             return Ok(false);
         }
         // A bad displacement counts as zero for the range pass (frames at
         // rest are in range), and is listed by `next_displacements`.
-        self.next_displacements(dt);
+        self.next_displacements(dt)?;
         let (shifts, slots, spinning) = (&self.motion.next_shifts, &self.slots, self.spinning > 0);
         let edits = self.broad.edits();
         if !spinning && self.motion.range.admits(edits, &self.motion.span) {
@@ -306,6 +337,9 @@ impl<const D: usize> World<D> {
             let mut last = u32::MAX;
             for (f, m) in self.broad.moving.frames.iter().zip(&self.broad.moving.meta) {
                 if m.rank != last && leaving((f, m)) {
+                    if !room_for_one(&mut self.runaways) {
+                        return Err(WorldError::OutOfMemory { bytes: 2 * self.runaways.len() * size_of::<Found>() });
+                    }
                     self.runaways.push(Found { slot: m.slot, rank: m.rank, bad_number: None });
                     last = m.rank;
                 }
@@ -337,8 +371,13 @@ impl<const D: usize> World<D> {
     /// Each moving body's displacement over a step of `dt`, by rank, into
     /// `next_shift`; a displacement that is not a finite number within
     /// range counts as zero, and its body is listed in `runaways`.
-    fn next_displacements(&mut self, dt: f64) {
+    ///
+    /// # Errors
+    /// [`NoRoom`] for the displacements, none made.
+    fn next_displacements(&mut self, dt: f64) -> Result<(), NoRoom> {
         let (bodies, motion) = (&self.broad.moving_bodies, &mut self.motion);
+        room(&mut motion.velocities, bodies.len())?;
+        room(&mut motion.next_shifts, bodies.len())?;
         if !motion.velocities_current(self.broad.ranks_made(), bodies.len()) {
             // The ranks were made since the copy: copied again from the
             // slots (a cache miss a body), once.
@@ -380,23 +419,31 @@ impl<const D: usize> World<D> {
             // Rare: list them, in rank order.
             for (rank, (v, &slot)) in motion.velocities.iter().zip(bodies).enumerate() {
                 if let Err(value) = displacement(v, dt) {
+                    if !room_for_one(&mut self.runaways) {
+                        return Err(NoRoom { bytes: 2 * self.runaways.len() * size_of::<Found>() });
+                    }
                     self.runaways.push(Found { slot, rank: rank as u32, bad_number: Some(value) });
                 }
             }
         }
+        Ok(())
     }
 
     /// Each moving body's displacement over the step (checked already;
     /// computed already when `ready`).
-    fn displacements(&mut self, dt: f64, ready: bool) {
+    ///
+    /// # Errors
+    /// [`NoRoom`], none made (the last step's stay in front).
+    fn displacements(&mut self, dt: f64, ready: bool) -> Result<(), NoRoom> {
         if !ready {
             // Checked body by body before the refresh: no bad body left
             // (runaways were refused, or parked with zero velocity).
-            self.next_displacements(dt);
+            self.next_displacements(dt)?;
             self.runaways.clear();
         }
         // Double-buffered: this step's become the last step's.
         std::mem::swap(&mut self.motion.shifts, &mut self.motion.next_shifts);
+        Ok(())
     }
 
     /// Step 7: moving bodies advance by the step's displacements (and turns,
@@ -470,6 +517,9 @@ pub(crate) struct PreparedStep {
     dt: f64,
     /// The last step's results stand (`NarrowPhase::can_repeat`).
     repeat: bool,
+    /// This step's displacements were made and swapped in front (an abort
+    /// puts the last step's back).
+    shifted: bool,
     /// No body moves over the step.
     still: bool,
     /// The step's stopwatch (`World::profile`).

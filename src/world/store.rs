@@ -7,6 +7,7 @@
 //! Morton curve of their cells, so frames near in space are near in memory
 //! and the candidate pass reads the stores nearly sequentially.
 
+use crate::fallible::{NoRoom, room};
 use crate::frame::Frame;
 use crate::grid::{CellSize, MAX_ITEMS, morton};
 use crate::ids::{BodyHandle, FrameId};
@@ -139,10 +140,18 @@ impl<const D: usize> Store<D> {
     /// (a store compacted every few steps), nothing is allocated once the
     /// scratch has grown and no frame was removed; without, the scratch (8
     /// bytes a frame) is given back.
-    pub fn compact(&mut self, cell: &CellSize, keep_scratch: bool, mut moved: impl FnMut(&Meta, u32)) {
-        let coarse = Coarse::of(self.live().map(|(f, _)| centre_cell(f, cell)));
+    ///
+    /// # Errors
+    /// [`NoRoom`] for the scratch, the store unchanged.
+    pub fn compact(
+        &mut self,
+        cell: &CellSize,
+        keep_scratch: bool,
+        mut moved: impl FnMut(&Meta, u32),
+    ) -> Result<(), NoRoom> {
         self.order.clear();
-        self.order.reserve(self.frames.len());
+        room(&mut self.order, self.frames.len())?;
+        let coarse = Coarse::of(self.live().map(|(f, _)| centre_cell(f, cell)));
         for (i, (f, m)) in self.frames.iter().zip(&self.meta).enumerate() {
             // Cannot truncate: a store holds at most MAX_ITEMS (2^26) frames.
             let index = i as u64;
@@ -163,6 +172,7 @@ impl<const D: usize> Store<D> {
         if !keep_scratch {
             self.order = Vec::new();
         }
+        Ok(())
     }
 
     /// Puts the frames listed by `first` (store indices, each at most
@@ -171,6 +181,7 @@ impl<const D: usize> Store<D> {
     /// with the kept scratch: the moving store follows the cell list's slot
     /// order this way, so the candidate pass reads frames nearly in
     /// sequence. The store must hold no removed frame.
+    /// Allocates nothing after [`Store::reserve_reorder`].
     pub fn reorder(&mut self, first: impl Iterator<Item = u32>, mut moved: impl FnMut(&Meta, u32)) {
         let n = self.frames.len() as u64;
         self.order.clear();
@@ -183,6 +194,14 @@ impl<const D: usize> Store<D> {
         for (i, m) in self.meta.iter().enumerate() {
             moved(m, i as u32);
         }
+    }
+
+    /// Room for a [`Store::reorder`] of the frames as they are.
+    ///
+    /// # Errors
+    /// [`NoRoom`], the store unchanged.
+    pub fn reserve_reorder(&mut self) -> Result<(), NoRoom> {
+        room(&mut self.order, self.frames.len())
     }
 
     /// Moves the frame indexed by `order[k]` (and its metadata) to index
@@ -244,7 +263,7 @@ mod tests {
             let mut s = store();
             let cell = CellSize::new(2.0);
             let mut told = Vec::new();
-            s.compact(&cell, keep, |m, i| told.push((m.slot, i)));
+            s.compact(&cell, keep, |m, i| told.push((m.slot, i))).unwrap();
             assert_eq!(s.len(), 200);
             assert_eq!(s.frames.capacity(), 200, "given back what removal freed");
             // Each live frame once, with its own metadata, and reported.
@@ -266,7 +285,7 @@ mod tests {
     #[test]
     fn reordering_puts_the_listed_frames_first_and_keeps_the_rest_in_order() {
         let mut s = store();
-        s.compact(&CellSize::new(2.0), true, |_, _| {});
+        s.compact(&CellSize::new(2.0), true, |_, _| {}).unwrap();
         let before: Vec<u32> = s.meta.iter().map(|m| m.slot).collect();
         let first = [17u32, 3, 150, 0];
         let mut told = Vec::new();

@@ -31,7 +31,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         self.stats.owned_bodies = self.owned.len();
         self.stats.owned_frames = self.owned_frames;
         let step = self.world.prepare_step(dt).map_err(|e| self.refused_alone(dt, e))?;
-        if let Err(e) = self.injected("step") {
+        let n = self.world.prepared_contacts();
+        if let Err(e) = self.reserve_contacts(n).and_then(|()| self.injected("step")) {
             self.world.abort_step(step);
             return Err(e);
         }

@@ -9,6 +9,7 @@ use super::parcel::{self, Message, MotionUpdate, Parcel};
 use super::region::Regions;
 use crate::aabb::Aabb;
 use crate::error::WorldError;
+use crate::fallible::room;
 use crate::frame::Frame;
 use crate::world::{Body, BodyHandle, Motion, Pose, Runaway, World, WorldConfig};
 
@@ -822,7 +823,12 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         // The local step is prepared (its contacts found, nothing moved),
         // agreed, then made on every rank or called off on every rank.
         let prepared = self.world.prepare_step(dt).map_err(DistributedError::from);
-        let local = prepared.as_ref().map(|_| ()).map_err(Clone::clone).and_then(|()| self.injected("step"));
+        let local = prepared
+            .as_ref()
+            .map(|_| ())
+            .map_err(Clone::clone)
+            .and_then(|()| self.reserve_contacts(self.world.prepared_contacts()))
+            .and_then(|()| self.injected("step"));
         let agreed = self.agree(local);
         let step = match (agreed, prepared) {
             (Ok(()), Ok(step)) => step,
@@ -1092,6 +1098,19 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
             mine.push((b.pose.translation(), b.frames.len() as u64));
         }
         Ok(mine)
+    }
+
+    /// Room for [`DistributedWorld::keep_contacts`] and its sort with `n`
+    /// local contacts, made before the ranks agree to commit the step:
+    /// low memory there is an agreed error, never an abort after it.
+    pub(super) fn reserve_contacts(&mut self, n: usize) -> Result<(), DistributedError> {
+        let fits = room(&mut self.contacts, n)
+            .and_then(|()| room(&mut self.spare, n))
+            .and_then(|()| room(&mut self.order, n))
+            .and_then(|()| room(&mut self.order_spare, n))
+            .and_then(|()| room(&mut self.ghost_first, n))
+            .and_then(|()| room(&mut self.found_spare, n));
+        Ok(fits.map_err(WorldError::from)?)
     }
 
     /// Of the local world's step (made), keeps the contacts this rank
