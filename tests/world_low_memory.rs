@@ -193,6 +193,17 @@ fn crowd<const D: usize>(detail: ContactDetail, speed: f64) -> World<D> {
     world
 }
 
+/// [`crowd`] with every third mover spinning about the vertical: the
+/// turns remembered in the commit.
+fn spinning_crowd(detail: ContactDetail) -> World<3> {
+    let mut world = crowd::<3>(detail, 0.05);
+    let movers: Vec<_> = world.bodies().filter(|(_, b)| b.velocity() != [0.0; 3]).map(|(h, _)| h).collect();
+    for h in movers.into_iter().step_by(3) {
+        world.set_angular_velocity(h, [0.0, 0.0, 0.2]).unwrap();
+    }
+    world
+}
+
 /// Uncapped steps first (the movers still outside the block): the
 /// buffers sized by the bodies are made, as in any simulation loop.
 const WARM: usize = 2;
@@ -289,8 +300,8 @@ fn low_memory_in_a_first_step_is_an_error_and_loses_nothing() {
 }
 
 /// Movers meeting each other, slow (the pair set persistent: fat boxes
-/// placed in its grid, looked up, pairs merged) and fast (rebuilt from a
-/// cell list each step), from their first step.
+/// placed in its grid, looked up, pairs merged), fast (rebuilt from a
+/// cell list each step) and spinning, from their first step.
 #[test]
 fn low_memory_among_meeting_movers_is_an_error_and_loses_nothing() {
     for detail in MODES {
@@ -301,4 +312,7 @@ fn low_memory_among_meeting_movers_is_an_error_and_loses_nothing() {
             assert!(refused > 10, "{detail:?} 2D, speed {speed}: the cap must refuse some steps: {refused}");
         }
     }
+    // The turns are remembered alike in every mode: one is enough.
+    let refused = sweep(|| spinning_crowd(ContactDetail::ExactBox), 0, 16 << 10);
+    assert!(refused > 10, "spinning: the cap must refuse some steps: {refused}");
 }

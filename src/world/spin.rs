@@ -140,6 +140,28 @@ impl<const D: usize> World<D> {
         }
     }
 
+    /// Room in the maps [`World::remember_turns`] fills in the commit, in
+    /// the step's fallible half.
+    ///
+    /// # Errors
+    /// [`NoRoom`], nothing changed but capacity.
+    pub(super) fn reserve_turns(&mut self) -> Result<(), NoRoom> {
+        if self.spinning == 0 {
+            return Ok(());
+        }
+        let frames: usize = (self.broad.moving_bodies.iter())
+            .filter_map(|&slot| self.slots[slot as usize].stored.as_ref())
+            .filter(|st| st.body.angular_velocity != [0.0; 3])
+            .map(|st| st.at.len())
+            .sum();
+        let motion = &mut self.motion;
+        let (bodies, frames) = (self.spinning, frames);
+        let bytes = frames.saturating_mul(size_of::<Frame<D>>() + size_of::<FrameId>());
+        // Beyond what they hold: the last step's stay until the commit.
+        motion.turns.try_reserve(bodies).map_err(|_| NoRoom { bytes })?;
+        motion.turned_frames.try_reserve(frames).map_err(|_| NoRoom { bytes })
+    }
+
     /// After the step's translation: the spinning bodies' poses turn about
     /// their reference points and their frames are placed anew.
     pub(super) fn turn_bodies(&mut self) {

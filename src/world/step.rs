@@ -186,7 +186,9 @@ impl<const D: usize> World<D> {
         let found = self.narrow.find_contacts(&self.broad, &ctx, how, self.slots.len());
         self.profile.narrow = lap.lap();
         // The commit allocates nothing: its buffers' room is made here.
-        let found = found.and_then(|()| Ok(self.broad.reserve_follow(&mut self.motion.next_shifts)?));
+        let found = found
+            .and_then(|()| Ok(self.broad.reserve_follow(&mut self.motion.next_shifts)?))
+            .and_then(|()| Ok(self.reserve_turns()?));
         (still, found)
     }
 
