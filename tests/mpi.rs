@@ -170,3 +170,17 @@ fn a_rank_that_panics_or_is_killed_ends_the_job() {
         eprintln!("{flag}: the job ended, non-zero, after {took:?}");
     }
 }
+
+/// A rank that returns early leaves the others waiting in their next
+/// collective; with a deadline (`MpiComm::with_deadline`), a rank that has
+/// waited that long names the call it was in and ends the job, non-zero,
+/// instead of hanging.
+#[test]
+fn a_rank_that_leaves_early_ends_the_job_past_the_deadline() {
+    let args = ["check", "tests/scenes/mpi_clustered.toml", "--steps", "6", "--leave", "1:3", "--deadline", "2"];
+    let (ok, text, took) = mpirun_timed(3, &args);
+    assert!(!ok && text.contains("rank 1 leaves before step 3"), "{text}");
+    assert!(text.contains("`step` waited more than 2s for the other ranks"), "{text}");
+    assert!(took < std::time::Duration::from_secs(30), "the job took {took:?}");
+    eprintln!("the job ended, non-zero, after {took:?}");
+}

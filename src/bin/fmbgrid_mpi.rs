@@ -19,10 +19,14 @@
 //! `DistributedError`): each rank prints it with the time the failing call
 //! took, and every rank exits with 1. A rank that panics ends the job
 //! (`MpiComm::world` installs a panic hook that calls `MPI_Abort`). The
-//! hidden options `--fault RANK:STAGE:SKIP`, `--panic RANK:STEP` and
-//! `--kill RANK:STEP` make one rank fail, panic or die (`kill -9`) on
-//! purpose, for `tests/mpi.rs`; with `--retry` a failed step is not the
-//! end: every rank checks that no body changed, then steps again.
+//! hidden options `--fault RANK:STAGE:SKIP`, `--panic RANK:STEP`,
+//! `--kill RANK:STEP` and `--leave RANK:STEP` make one rank fail, panic,
+//! die (`kill -9`) or return early on purpose, for `tests/mpi.rs`; with
+//! `--retry` a failed step is not the end: every rank checks that no body
+//! changed, then steps again. A rank that returns early leaves the others
+//! waiting in their next collective, unless `--deadline SECONDS` is given:
+//! then a rank that waited that long in one collective names its call and
+//! ends the job.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -50,6 +54,10 @@ enum Command {
         /// Steps to run (default: the scene's `steps`).
         #[arg(long)]
         steps: Option<usize>,
+        /// SECONDS: a rank that waits longer than this in one collective
+        /// names the call it was in and ends the job (`MpiComm::with_deadline`).
+        #[arg(long)]
+        deadline: Option<f64>,
         #[command(flatten)]
         faults: Faults,
     },
@@ -61,6 +69,9 @@ enum Command {
         /// Steps to run (default: 5).
         #[arg(long, default_value_t = 5)]
         steps: usize,
+        /// SECONDS: as `run --deadline`.
+        #[arg(long)]
+        deadline: Option<f64>,
         #[command(flatten)]
         faults: Faults,
     },
@@ -79,6 +90,10 @@ struct Faults {
     /// RANK:STEP: rank RANK kills itself (`kill -9`) before step STEP.
     #[arg(long, hide = true)]
     kill: Option<String>,
+    /// RANK:STEP: rank RANK returns early (its world dropped, MPI
+    /// finalized) before step STEP: the others wait for it.
+    #[arg(long, hide = true)]
+    leave: Option<String>,
     /// After a failed step, go on: check that every body is as it was
     /// before the call, then make the step again.
     #[arg(long, hide = true)]
@@ -105,9 +120,17 @@ fn main() -> ExitCode {
     };
     let comm = MpiComm::world(&universe);
     let cli = Cli::parse();
-    let (path, steps, check, faults) = match cli.command {
-        Command::Run { path, steps, faults } => (path, steps, false, faults),
-        Command::Check { path, steps, faults } => (path, Some(steps), true, faults),
+    let (path, steps, check, faults, deadline) = match cli.command {
+        Command::Run { path, steps, deadline, faults } => (path, steps, false, faults, deadline),
+        Command::Check { path, steps, deadline, faults } => (path, Some(steps), true, faults, deadline),
+    };
+    let comm = match deadline.map(std::time::Duration::try_from_secs_f64) {
+        None => comm,
+        Some(Ok(limit)) if !limit.is_zero() => comm.with_deadline(limit),
+        Some(_) => {
+            eprintln!("fmbgrid-mpi: --deadline takes a positive number of seconds");
+            return ExitCode::FAILURE;
+        }
     };
     // Rank 0 alone reads and builds the scene; the others learn what they
     // need (dimension, dt, steps, cell size, name, or the error) in one
@@ -267,6 +290,10 @@ fn go<const D: usize>(
         }
         if Faults::at_step(&faults.kill, rank, step + 1) {
             let _ = std::process::Command::new("kill").args(["-9", &std::process::id().to_string()]).status();
+        }
+        if Faults::at_step(&faults.leave, rank, step + 1) {
+            eprintln!("rank {rank} leaves before step {} on purpose", step + 1);
+            return Ok(true);
         }
         let before = faults.retry.then(|| bodies_state(&world, &handles));
         let start = Instant::now();

@@ -129,6 +129,19 @@ pub trait Comm {
     fn all_max(&self, mine: u64) -> u64 {
         self.all_gather(vec![mine]).iter().filter_map(|w| w.first().copied()).max().unwrap_or(mine)
     }
+
+    /// Called by a [`DistributedWorld`](super::DistributedWorld) as each
+    /// of its public calls begins (`call`: its name), for communicators
+    /// that name the call in their reports (`MpiComm::with_deadline`).
+    /// The default does nothing.
+    ///
+    /// ```
+    /// use fmbgrid::distributed::{Comm, LocalComm};
+    /// LocalComm::group(1).pop().unwrap().begin_call("step"); // nothing to do
+    /// ```
+    fn begin_call(&self, call: &'static str) {
+        let _ = call;
+    }
 }
 
 /// Ranks that are threads of one process, exchanging through shared
@@ -264,6 +277,8 @@ impl Comm for LocalComm {
 #[cfg_attr(docsrs, doc(cfg(feature = "mpi")))]
 pub struct MpiComm {
     world: mpi::topology::SimpleCommunicator,
+    /// The deadline's watch, when one is set ([`MpiComm::with_deadline`]).
+    watch: Option<Arc<deadline::Watch>>,
 }
 
 #[cfg(feature = "mpi")]
@@ -287,12 +302,135 @@ impl MpiComm {
                 mpi::topology::SimpleCommunicator::world().abort(101);
             }));
         });
-        MpiComm { world: universe.world() }
+        MpiComm { world: universe.world(), watch: None }
+    }
+
+    /// This communicator with a deadline: a rank that has waited `limit`
+    /// in one collective (an `MPI_Allreduce`, an all-to-all, a neighbour
+    /// exchange) prints which public call of the world it was in and ends
+    /// the job (it aborts; `mpirun` then ends every rank, non-zero),
+    /// instead of waiting forever for a rank that returned early, crashed
+    /// without ending the job, or is in another call. A watchdog thread
+    /// looks every `limit / 10` (at most every 100 ms).
+    ///
+    /// A collective also waits for the slowest rank's work before it (a
+    /// rank's step, its share of a migration): choose `limit` well above
+    /// the longest such wait, ten times a step's time for instance.
+    ///
+    /// ```no_run
+    /// use fmbgrid::distributed::MpiComm;
+    /// let universe = mpi::initialize().expect("MPI starts once");
+    /// let comm = MpiComm::world(&universe).with_deadline(std::time::Duration::from_secs(60));
+    /// ```
+    pub fn with_deadline(mut self, limit: std::time::Duration) -> Self {
+        use mpi::traits::Communicator;
+        self.watch = Some(deadline::Watch::start(limit, self.world.rank() as usize));
+        self
+    }
+
+    /// Arms the deadline (if any) for the collective `name` until the
+    /// guard drops.
+    fn armed(&self, name: &'static str) -> Option<deadline::Armed<'_>> {
+        self.watch.as_deref().map(|w| w.arm(name))
+    }
+}
+
+/// The watchdog of [`MpiComm::with_deadline`].
+#[cfg(feature = "mpi")]
+mod deadline {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    /// What the watchdog reads: when the pending collective began, and
+    /// its name and the world's call it serves.
+    pub(super) struct Watch {
+        limit: Duration,
+        rank: usize,
+        epoch: Instant,
+        /// Nanoseconds from `epoch` at which the pending collective began,
+        /// plus one; zero while none is pending.
+        since: AtomicU64,
+        /// The pending collective, and the world's call last begun.
+        names: Mutex<(&'static str, &'static str)>,
+    }
+
+    /// A pending collective: disarms the watch when dropped.
+    pub(super) struct Armed<'a>(&'a Watch);
+
+    impl Drop for Armed<'_> {
+        fn drop(&mut self) {
+            self.0.since.store(0, Ordering::Release);
+        }
+    }
+
+    impl Watch {
+        /// A watch of `limit` for rank `rank`, and its watchdog thread
+        /// (which ends once the communicator is dropped).
+        pub(super) fn start(limit: Duration, rank: usize) -> Arc<Watch> {
+            let watch = Arc::new(Watch {
+                limit,
+                rank,
+                epoch: Instant::now(),
+                since: AtomicU64::new(0),
+                names: Mutex::new(("none", "none")),
+            });
+            let weak = Arc::downgrade(&watch);
+            let tick = (limit / 10).clamp(Duration::from_millis(1), Duration::from_millis(100));
+            std::thread::spawn(move || {
+                while let Some(watch) = weak.upgrade() {
+                    watch.check();
+                    drop(watch);
+                    std::thread::sleep(tick);
+                }
+            });
+            watch
+        }
+
+        /// The world's call `call` begins.
+        pub(super) fn begin_call(&self, call: &'static str) {
+            self.names.lock().unwrap_or_else(|e| e.into_inner()).1 = call;
+        }
+
+        /// Collective `name` begins.
+        pub(super) fn arm(&self, name: &'static str) -> Armed<'_> {
+            self.names.lock().unwrap_or_else(|e| e.into_inner()).0 = name;
+            let now = self.epoch.elapsed().as_nanos() as u64;
+            self.since.store(now + 1, Ordering::Release);
+            Armed(self)
+        }
+
+        /// Ends the process when the pending collective has waited past
+        /// the limit: MPI cannot be called from this thread (the library
+        /// runs single-threaded), so it aborts, and `mpirun` ends the job.
+        fn check(&self) {
+            let since = self.since.load(Ordering::Acquire);
+            if since == 0 {
+                return;
+            }
+            let waited = Duration::from_nanos((self.epoch.elapsed().as_nanos() as u64).saturating_sub(since - 1));
+            if waited > self.limit {
+                let (collective, call) = *self.names.lock().unwrap_or_else(|e| e.into_inner());
+                eprintln!(
+                    "fmbgrid: rank {}: `{call}` waited more than {:?} for the other ranks in its collective \
+                     `{collective}` (a rank that returned early or died, or ranks in different calls): \
+                     ending the job",
+                    self.rank, self.limit
+                );
+                std::process::abort();
+            }
+        }
     }
 }
 
 #[cfg(feature = "mpi")]
 impl Comm for MpiComm {
+    fn begin_call(&self, call: &'static str) {
+        if let Some(watch) = &self.watch {
+            watch.begin_call(call);
+        }
+    }
+
     fn rank(&self) -> usize {
         use mpi::traits::Communicator;
         self.world.rank() as usize
@@ -306,6 +444,7 @@ impl Comm for MpiComm {
     fn all_max(&self, mine: u64) -> u64 {
         use mpi::collective::SystemOperation;
         use mpi::traits::CommunicatorCollectives;
+        let _armed = self.armed("all_max");
         let mut max = 0u64;
         self.world.all_reduce_into(&mine, &mut max, SystemOperation::max());
         max
@@ -320,6 +459,7 @@ impl Comm for MpiComm {
         /// match point-to-point messages; successive exchanges between
         /// two ranks arrive in order).
         const TAG: mpi::Tag = 23;
+        let _armed = self.armed("exchange_among");
         let me = self.rank();
         let mut received = vec![Vec::new(); out.len()];
         if let (Some(mine), Some(slot)) = (out.get_mut(me), received.get_mut(me)) {
@@ -344,6 +484,7 @@ impl Comm for MpiComm {
     fn all_sum(&self, mine: u64) -> u64 {
         use mpi::collective::SystemOperation;
         use mpi::traits::CommunicatorCollectives;
+        let _armed = self.armed("all_sum");
         let mut sum = 0u64;
         self.world.all_reduce_into(&mine, &mut sum, SystemOperation::sum());
         sum
@@ -352,6 +493,7 @@ impl Comm for MpiComm {
     fn all_sum_each(&self, mine: &[u64]) -> Vec<u64> {
         use mpi::collective::SystemOperation;
         use mpi::traits::CommunicatorCollectives;
+        let _armed = self.armed("all_sum_each");
         let mut sum = vec![0u64; mine.len()];
         self.world.all_reduce_into(mine, &mut sum[..], SystemOperation::sum());
         sum
@@ -360,6 +502,7 @@ impl Comm for MpiComm {
     fn all_max_each(&self, mine: &[u64]) -> Vec<u64> {
         use mpi::collective::SystemOperation;
         use mpi::traits::CommunicatorCollectives;
+        let _armed = self.armed("all_max_each");
         let mut max = vec![0u64; mine.len()];
         self.world.all_reduce_into(mine, &mut max[..], SystemOperation::max());
         max
@@ -368,6 +511,7 @@ impl Comm for MpiComm {
     fn exchange(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
         use mpi::datatype::{Partition, PartitionMut};
         use mpi::traits::CommunicatorCollectives;
+        let _armed = self.armed("exchange");
         let count = |n: usize| mpi::Count::try_from(n).expect("an exchange of fewer than 2^31 words per rank");
         let send_counts: Vec<mpi::Count> = out.iter().map(|b| count(b.len())).collect();
         let mut recv_counts = vec![0 as mpi::Count; out.len()];

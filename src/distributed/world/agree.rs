@@ -81,6 +81,7 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
         flag: u64,
         aux: u64,
     ) -> Result<(u64, [u64; 2]), DistributedError> {
+        self.comm.begin_call(call);
         let agreed = self.comm.all_max_each(&[flag, aux, !aux, digest, !digest]);
         if agreed[3] != !agreed[4] {
             return Err(diverged(call));
