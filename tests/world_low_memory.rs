@@ -316,3 +316,154 @@ fn low_memory_among_meeting_movers_is_an_error_and_loses_nothing() {
     let refused = sweep(|| spinning_crowd(ContactDetail::ExactBox), 0, 16 << 10);
     assert!(refused > 10, "spinning: the cap must refuse some steps: {refused}");
 }
+
+/// A `LocalComm` whose own buffers (what it sends, receives and reduces)
+/// are allocated with the cap lifted: the transport's memory is the
+/// communicator's (MPI allocates its own), the rest of a distributed step
+/// is the library's, capped.
+struct Uncapped(fmbgrid::distributed::LocalComm);
+
+/// Runs `f` with the cap lifted on this thread.
+fn uncapped<R>(f: impl FnOnce() -> R) -> R {
+    let was = CAPPED.replace(false);
+    let r = f();
+    CAPPED.set(was);
+    r
+}
+
+impl fmbgrid::distributed::Comm for Uncapped {
+    // `begin_call` keeps its default (nothing to do).
+    fn rank(&self) -> usize {
+        self.0.rank()
+    }
+    fn size(&self) -> usize {
+        self.0.size()
+    }
+    fn exchange(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+        uncapped(|| self.0.exchange(out))
+    }
+    fn exchange_among(&self, peers: &[usize], out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+        uncapped(|| self.0.exchange_among(peers, out))
+    }
+    fn all_gather(&self, mine: Vec<u64>) -> Vec<Vec<u64>> {
+        uncapped(|| self.0.all_gather(mine))
+    }
+    fn all_sum(&self, mine: u64) -> u64 {
+        uncapped(|| self.0.all_sum(mine))
+    }
+    fn all_sum_each(&self, mine: &[u64]) -> Vec<u64> {
+        uncapped(|| self.0.all_sum_each(mine))
+    }
+    fn all_max_each(&self, mine: &[u64]) -> Vec<u64> {
+        uncapped(|| self.0.all_max_each(mine))
+    }
+    fn all_max(&self, mine: u64) -> u64 {
+        uncapped(|| self.0.all_max(mine))
+    }
+}
+
+/// One `World`'s contacts as a distributed world gathers them (bodies
+/// named by insertion order, each pair's frames in order, sorted).
+fn canonical(world: &World<3>) -> Vec<fmbgrid::distributed::GlobalContact<3>> {
+    use fmbgrid::distributed::{GlobalContact, GlobalFrame, GlobalHandle};
+    let ids: std::collections::HashMap<_, u64> = world.bodies().enumerate().map(|(i, (h, _))| (h, i as u64)).collect();
+    let frame = |f: fmbgrid::FrameId| GlobalFrame { body: GlobalHandle(ids[&f.body]), index: f.index };
+    let mut out: Vec<GlobalContact<3>> = (world.contacts().iter())
+        .map(|c| {
+            let (a, b) = (frame(c.a), frame(c.b));
+            let (a, b) = if a < b { (a, b) } else { (b, a) };
+            GlobalContact { a, b, aabb: c.aabb, time: c.time }
+        })
+        .collect();
+    out.sort_by_key(|c| (c.a, c.b));
+    out
+}
+
+/// Sweeps the cap over `STEPS` steps of a crowd split over `ranks` thread
+/// ranks, from their first step: every rank's step is refused alike
+/// (`OnRank` out of memory, the same on every rank) or made, and the
+/// gathered contacts of each step (run again uncapped when refused) are
+/// one `World`'s, bit for bit. Returns how many steps were refused.
+fn distributed_sweep(ranks: usize, slice: usize) -> usize {
+    use fmbgrid::distributed::{Comm, DistributedWorld, LocalComm};
+    use std::sync::Barrier;
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut one = crowd::<3>(ContactDetail::ExactBox, 0.05);
+    let bodies: Vec<Body<3>> = one.bodies().map(|(_, b)| b.clone()).collect();
+    let expected: Vec<_> = (0..STEPS)
+        .map(|_| {
+            one.step(DT).unwrap();
+            canonical(&one)
+        })
+        .collect();
+    assert!(expected.iter().all(|c| !c.is_empty()), "the crowd must meet");
+    let mut refused_steps = 0;
+    for k in 0.. {
+        let barrier = Barrier::new(ranks);
+        let (bodies, expected, barrier) = (&bodies, &expected, &barrier);
+        let runs: Vec<usize> = std::thread::scope(|s| {
+            let handles: Vec<_> = LocalComm::group(ranks)
+                .into_iter()
+                .map(|comm| {
+                    s.spawn(move || {
+                        in_worker(|| {
+                            let config = WorldConfig::default();
+                            let mut world = DistributedWorld::<3, _>::new(Uncapped(comm), config);
+                            let mine = if world.comm().rank() == 0 { bodies.clone() } else { Vec::new() };
+                            world.insert_from(0, mine).unwrap();
+                            let mut refused = 0;
+                            for (s, expected) in expected.iter().enumerate() {
+                                barrier.wait();
+                                if world.comm().rank() == 0 {
+                                    CAP.store(LIVE.load(Ordering::Relaxed) + k * slice, Ordering::Relaxed);
+                                }
+                                barrier.wait();
+                                let outcome = world.step(DT).map(|_| ());
+                                barrier.wait();
+                                CAP.store(usize::MAX, Ordering::Relaxed);
+                                if let Err(e) = outcome {
+                                    assert!(e.to_string().contains("memory"), "offset {k}×{slice}, step {s}: {e}");
+                                    refused += 1;
+                                    world.step(DT).unwrap();
+                                }
+                                let got = world.gather_contacts();
+                                assert!(
+                                    got == *expected,
+                                    "offset {k}×{slice}, step {s}: contacts differ from one world's"
+                                );
+                            }
+                            refused
+                        })
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(runs.iter().all(|&r| r == runs[0]), "offset {k}: the ranks refused different steps: {runs:?}");
+        refused_steps += runs[0];
+        if runs[0] == 0 && REFUSED.load(Ordering::Relaxed) == 0 {
+            break;
+        }
+        REFUSED.store(0, Ordering::Relaxed);
+        assert!(k < 10_000, "the cap never stopped refusing");
+    }
+    refused_steps
+}
+
+/// A distributed step under an allocation cap, on 2 and 3 thread ranks:
+/// the same error on every rank, nothing changed, never an abort. Not yet
+/// so (issue 36): the stages before the local step (the split's
+/// histograms, the migration's parcels, the ghosts), the agreement on an
+/// error (its words gathered) and the exchange of pair claims after the
+/// commit allocate infallibly; the first abort is the agreement's gather
+/// of the error words (`agree_flagged`) once the split's points
+/// (`split_points`, now fallible) are refused. Run with `cargo test
+/// --release --test world_low_memory -- --ignored`.
+#[test]
+#[ignore = "known defect: a distributed step's own stages abort on low memory"]
+fn low_memory_in_a_distributed_step_is_an_agreed_error() {
+    for ranks in [2, 3] {
+        let refused = distributed_sweep(ranks, 16 << 10);
+        assert!(refused > 5, "{ranks} ranks: the cap must refuse some steps: {refused}");
+    }
+}

@@ -1092,7 +1092,8 @@ impl<const D: usize, C: Comm> DistributedWorld<D, C> {
     /// This rank's share of a split: the reference point and frame count
     /// of every owned body.
     fn split_points(&self) -> Result<Vec<([f64; D], u64)>, DistributedError> {
-        let mut mine = Vec::with_capacity(self.owned.len());
+        let mut mine = Vec::new();
+        room(&mut mine, self.owned.len()).map_err(WorldError::from)?;
         for &h in self.owned.values() {
             let b = self.world.body(h)?;
             mine.push((b.pose.translation(), b.frames.len() as u64));
