@@ -75,6 +75,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod aabb;
+mod collide;
 mod contact;
 pub mod distributed;
 pub mod error;
@@ -111,6 +112,7 @@ pub mod world;
 pub struct ReadmeDoctests;
 
 pub use aabb::Aabb;
+pub use collide::{IndexPair, collide};
 pub use contact::{Contact, ContactDetail, ContactEvent};
 pub use error::{FrameError, WorldError};
 pub use frame::{Frame, Frame2, Frame3, FrameKind, THIN_RATIO};

@@ -71,6 +71,8 @@ __all__ = [
     "Mesh",
     "MeshFrames",
     "Scene",
+    "Collisions",
+    "collide",
     "overlaps",
     "intersect",
     "overlap_interval",
@@ -754,6 +756,12 @@ class World:
 # --- the narrow phase over arrays of pairs --------------------------------------
 
 
+class Collisions(NamedTuple):
+    pairs: np.ndarray  #: ``(P, 2)`` int64: rows ``i < j`` of the frames given, sorted
+    boxes: np.ndarray  #: ``(P, 2, D)``: the exact boxes (``"exact_box"``), else the swept boxes' overlaps
+    intervals: np.ndarray  #: ``(P, 2)``: the contact intervals (``[0, 1]`` in ``"candidates"``)
+
+
 class Intersections(NamedTuple):
     hit: np.ndarray  #: ``(M,)`` bool
     boxes: np.ndarray  #: ``(M, 2, D)``; NaN where no hit
@@ -788,6 +796,20 @@ class FirstContacts(NamedTuple):
 def _check(a: Frames, b: Frames) -> None:
     if not isinstance(a, Frames) or not isinstance(b, Frames):
         raise TypeError("a and b must be fmbgrid.Frames")
+
+
+def collide(frames: Frames, detail: str = "exact_box") -> Collisions:
+    """Every pair of ``frames`` whose interiors meet over the step (each frame
+    moving by its own velocity), in one call, without a :class:`World`: the
+    rows ``(i, j)``, ``i < j``, sorted, with each intersection's exact box and
+    contact interval (``detail="exact_box"``), the interval alone
+    (``"interval"``: the boxes are the swept boxes' overlaps) or the pairs of
+    overlapping swept boxes (``"candidates"``); as a world holding each frame
+    as a body reports them. Raises ``MemoryError`` when the pairs do not fit
+    in memory."""
+    if not isinstance(frames, Frames):
+        raise TypeError("frames must be fmbgrid.Frames")
+    return Collisions(*_native.collide_frames(frames._f, detail))
 
 
 def overlaps(a: Frames, b: Frames, pairs: Optional[ArrayLike] = None) -> np.ndarray:

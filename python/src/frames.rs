@@ -2,7 +2,7 @@
 //! and the two-frame queries vectorised over arrays of pairs.
 
 use fmbgrid::query::{distance, first_contact, penetration, ray_cast};
-use fmbgrid::{Frame, FrameKind, intersect, overlap_interval, overlaps};
+use fmbgrid::{Frame, FrameKind, IndexPair, collide, intersect, overlap_interval, overlaps};
 use numpy::PyReadonlyArrayDyn;
 use numpy::ndarray::ArrayViewD;
 use pyo3::prelude::*;
@@ -498,6 +498,27 @@ fn ray_cast_frames<'py>(
     columns(py, rows.into(), &[&[], &[d]])
 }
 
+/// Every intersecting pair of one set (`fmbgrid::collide`): `(pairs (P, 2)
+/// int64 with i < j, boxes (P, 2, D), intervals (P, 2))`, sorted.
+#[pyfunction]
+#[pyo3(signature = (frames, detail="exact_box"))]
+fn collide_frames<'py>(py: Python<'py>, frames: &Frames, detail: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let detail = crate::world::detail_of(detail)?;
+    fn flat<const D: usize>(pairs: Vec<IndexPair<D>>) -> (Vec<i64>, Vec<f64>, Vec<f64>) {
+        let ij = pairs.iter().flat_map(|p| [i64::from(p.a), i64::from(p.b)]).collect();
+        let boxes = pairs.iter().flat_map(|p| p.aabb.min.into_iter().chain(p.aabb.max)).collect();
+        let times = pairs.iter().flat_map(|p| p.time).collect();
+        (ij, boxes, times)
+    }
+    let found = py.detach(|| match &frames.set {
+        Set::Two(f) => collide(f, detail).map(flat),
+        Set::Three(f) => collide(f, detail).map(flat),
+    });
+    let (ij, boxes, times) = found.map_err(crate::world_error)?;
+    let (m, d) = (ij.len() / 2, frames.dim());
+    Ok(vec![array(py, &[m, 2], ij), array(py, &[m, 2, d], boxes), array(py, &[m, 2], times)])
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Frames>()?;
     m.add_function(wrap_pyfunction!(overlaps_pairs, m)?)?;
@@ -507,5 +528,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(penetration_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(first_contact_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(ray_cast_frames, m)?)?;
+    m.add_function(wrap_pyfunction!(collide_frames, m)?)?;
     Ok(())
 }

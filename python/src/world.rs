@@ -619,18 +619,23 @@ fn parse_config(
         }
         config = config.with_spin_tolerance(w);
     }
-    config.detail = match detail {
-        "exact_box" => ContactDetail::ExactBox,
-        "interval" => ContactDetail::Interval,
-        "candidates" => ContactDetail::Candidates,
-        _ => return Err(value_error(format!("detail {detail:?}: expected 'exact_box', 'interval' or 'candidates'"))),
-    };
+    config.detail = detail_of(detail)?;
     config.runaway = match runaway {
         "park" => Runaway::Park,
         "refuse" => Runaway::Refuse,
         _ => return Err(value_error(format!("runaway {runaway:?}: expected 'park' or 'refuse'"))),
     };
     Ok(config)
+}
+
+/// The contact detail named `detail`.
+pub(crate) fn detail_of(detail: &str) -> PyResult<ContactDetail> {
+    match detail {
+        "exact_box" => Ok(ContactDetail::ExactBox),
+        "interval" => Ok(ContactDetail::Interval),
+        "candidates" => Ok(ContactDetail::Candidates),
+        _ => Err(value_error(format!("detail {detail:?}: expected 'exact_box', 'interval' or 'candidates'"))),
+    }
 }
 
 impl World {

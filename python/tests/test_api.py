@@ -53,6 +53,35 @@ def test_queries_exact():
     assert r.hit[0] and r.time[0] == 2.0 and r.normal[0].tolist() == [-1, 0]
 
 
+def test_collide_finds_every_pair_once_as_pairwise_calls_do():
+    rng = np.random.default_rng(7)
+    n = 400
+    for dim in (2, 3):
+        origins = rng.uniform(0, 15, (n, dim))
+        comps = np.eye(dim) * rng.uniform(0.3, 1.5, (n, 1, 1)) + rng.uniform(-0.3, 0.3, (n, dim, dim))
+        kinds = rng.integers(0, 2, n)
+        vel = np.where(rng.uniform(size=(n, 1)) < 0.5, rng.uniform(-1, 1, (n, dim)), 0.0)
+        f = fg.Frames(origins, comps, kinds, vel)
+        i, j = np.triu_indices(n, 1)
+        every = np.stack([i, j], axis=1)
+        brute = fg.intersect(f, f, every)
+        r = fg.collide(f)
+        assert len(r.pairs) > 20 and r.pairs.dtype == np.int64
+        assert np.array_equal(r.pairs, every[brute.hit])
+        assert np.array_equal(r.boxes, brute.boxes[brute.hit])
+        assert np.array_equal(r.intervals, brute.intervals[brute.hit])
+        # The interval alone: the same pairs and intervals.
+        iv = fg.collide(f, detail="interval")
+        assert np.array_equal(iv.pairs, r.pairs) and np.array_equal(iv.intervals, r.intervals)
+        # Candidates: a superset of the pairs.
+        cand = {tuple(p) for p in fg.collide(f, detail="candidates").pairs}
+        assert {tuple(p) for p in r.pairs} <= cand
+    with pytest.raises(fg.FmbgridError, match="detail"):
+        fg.collide(f, detail="boxes")
+    with pytest.raises(TypeError, match="Frames"):
+        fg.collide([1, 2])
+
+
 def test_world_falling_box_2d():
     w = fg.World(2)
     floor = w.insert(fg.Frames.from_aabbs([[0.0, 0]], [[10.0, 1]]), moving=False, user_data=[100])

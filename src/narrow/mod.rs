@@ -41,6 +41,7 @@ use std::cmp::Ordering;
 use arrayvec::ArrayVec;
 
 use crate::aabb::Aabb;
+use crate::contact::ContactDetail;
 use crate::frame::{Frame, FrameKind};
 use elimination::{Bounds, Infeasible, Row};
 use relative::Relative;
@@ -364,4 +365,24 @@ pub(crate) fn order<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Ordering {
         .then_with(|| first_difference(&a.origin(), &b.origin()))
         .then_with(|| first_difference(ca.as_flattened(), cb.as_flattened()))
         .then_with(|| first_difference(&a.velocity(), &b.velocity()))
+}
+
+/// The box and interval of a contact between two frames over the step
+/// (moving ones carry their displacement), in the detail asked for: what
+/// a world's step and [`collide`](crate::collide) report for a pair.
+#[inline(always)]
+pub(crate) fn contact_of<const D: usize>(
+    detail: ContactDetail,
+    f: &Frame<D>,
+    g: &Frame<D>,
+) -> Option<(Aabb<D>, [f64; 2])> {
+    match detail {
+        ContactDetail::ExactBox => intersect(f, g).map(|hit| (hit.aabb, hit.time)),
+        ContactDetail::Interval => {
+            let time = overlap_interval(f, g)?;
+            // Overlapping interiors: the swept boxes overlap.
+            Some((f.aabb().intersection(&g.aabb()).unwrap_or(Aabb::EMPTY), time))
+        }
+        ContactDetail::Candidates => f.aabb().intersection(&g.aabb()).map(|b| (b, [0.0, 1.0])),
+    }
 }

@@ -25,7 +25,7 @@ use crate::error::WorldError;
 use crate::fallible::{room_for, room_for_one};
 use crate::frame::Frame;
 use crate::ids::BodyHandle;
-use crate::narrow::{gap_exceeding, intersect, overlap_interval};
+use crate::narrow::{contact_of, gap_exceeding};
 use crate::pairs::{FixedSide, Partner, for_each_candidate};
 
 /// Moving-list slots per parallel task: large enough to amortise
@@ -580,20 +580,5 @@ fn remember_apart<const D: usize>(apart: &ApartPairs, i: u32, key: u32, odo: [f6
         if threshold.is_finite() {
             apart.remember(i, key, threshold);
         }
-    }
-}
-
-/// The box and interval of a contact between two frames over the step
-/// (moving ones carry their displacement), in the detail asked for.
-#[inline(always)]
-fn contact_of<const D: usize>(detail: ContactDetail, f: &Frame<D>, g: &Frame<D>) -> Option<(Aabb<D>, [f64; 2])> {
-    match detail {
-        ContactDetail::ExactBox => intersect(f, g).map(|hit| (hit.aabb, hit.time)),
-        ContactDetail::Interval => {
-            let time = overlap_interval(f, g)?;
-            // Overlapping interiors: the swept boxes overlap.
-            Some((f.aabb().intersection(&g.aabb()).unwrap_or(Aabb::EMPTY), time))
-        }
-        ContactDetail::Candidates => f.aabb().intersection(&g.aabb()).map(|b| (b, [0.0, 1.0])),
     }
 }
