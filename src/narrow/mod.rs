@@ -369,7 +369,7 @@ pub(crate) fn order<const D: usize>(a: &Frame<D>, b: &Frame<D>) -> Ordering {
 
 /// The box and interval of a contact between two frames over the step
 /// (moving ones carry their displacement), in the detail asked for: what
-/// a world's step and [`collide`](crate::collide) report for a pair.
+/// a world's step and [`collide`](crate::collide()) report for a pair.
 #[inline(always)]
 pub(crate) fn contact_of<const D: usize>(
     detail: ContactDetail,
