@@ -66,17 +66,64 @@ pub struct IndexPair<const D: usize> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn collide<const D: usize>(frames: &[Frame<D>], detail: ContactDetail) -> Result<Vec<IndexPair<D>>, WorldError> {
-    if frames.len() > MAX_ITEMS {
+    pairs_among(frames, &[], detail)
+}
+
+/// Every intersecting pair of a frame of `a` and a frame of `b` (`a` as
+/// the first index, `b` as the second, whatever their order), sorted by
+/// `(a, b)`; two frames of one set never pair. Otherwise as [`collide`].
+///
+/// # Errors
+/// As [`collide`], for the two sets together.
+///
+/// ```
+/// use fmbgrid::{ContactDetail, Frame2, collide_between};
+/// let a = [Frame2::from_aabb([0.0, 0.0], [2.0, 2.0])?, Frame2::from_aabb([1.0, 0.0], [3.0, 1.0])?];
+/// let b = [Frame2::from_aabb([2.5, 0.5], [4.0, 4.0])?];
+/// let pairs = collide_between(&a, &b, ContactDetail::Interval)?; // a[0] and a[1] overlap: not a pair here
+/// assert_eq!(pairs.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(), [(1, 0)]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn collide_between<const D: usize>(
+    a: &[Frame<D>],
+    b: &[Frame<D>],
+    detail: ContactDetail,
+) -> Result<Vec<IndexPair<D>>, WorldError> {
+    if b.is_empty() {
+        return Ok(Vec::new());
+    }
+    pairs_among(a, b, detail)
+}
+
+/// The pairs of `a` alone (`b` empty), or of `a` with `b`: one list over
+/// both, `b`'s frames after `a`'s, each set a group of the list when both
+/// are given (a group's items never pair).
+fn pairs_among<const D: usize>(
+    a: &[Frame<D>],
+    b: &[Frame<D>],
+    detail: ContactDetail,
+) -> Result<Vec<IndexPair<D>>, WorldError> {
+    let n = a.len().saturating_add(b.len());
+    if n > MAX_ITEMS {
         return Err(WorldError::TooMany);
     }
+    let frame = |k: usize| if k < a.len() { &a[k] } else { &b[k - a.len()] };
     // A moving frame's box is its swept box.
     let mut scratch = Vec::new();
-    room(&mut scratch, frames.len())?;
-    let cell = cell_size_for(frames.iter().map(Frame::aabb), &mut scratch);
+    room(&mut scratch, n)?;
+    let cell = cell_size_for((0..n).map(|k| frame(k).aabb()), &mut scratch);
     drop(scratch);
     let mut list = CellList::default();
-    list.build(cell, frames.len(), |i| (frames[i].aabb(), i as u32), None)?;
-    let mut out = pairs_of(&list, frames, detail)?;
+    let set = |k: usize| u32::from(k >= a.len());
+    let group: Option<&dyn Fn(usize) -> u32> = if b.is_empty() { None } else { Some(&set) };
+    list.build(cell, n, |k| (frame(k).aabb(), k as u32), group)?;
+    let pair = |i: u32, j: u32| {
+        let (i, j) = (i.min(j), i.max(j));
+        // Across the sets, `j` is `b`'s: numbered from its own start.
+        let j = if b.is_empty() { j } else { j - a.len() as u32 };
+        (i, j, frame(i as usize), if b.is_empty() { &a[j as usize] } else { &b[j as usize] })
+    };
+    let mut out = pairs_of(&list, pair, detail)?;
     // Each pair once, from one of its slots: in slot order, then sorted.
     out.sort_unstable_by_key(|p| (p.a, p.b));
     Ok(out)
@@ -84,9 +131,11 @@ pub fn collide<const D: usize>(frames: &[Frame<D>], detail: ContactDetail) -> Re
 
 /// The intersecting pairs the list's pass finds, in slot order (chunks in
 /// parallel, concatenated in order: the same answer on any thread count).
-fn pairs_of<const D: usize>(
+/// `pair(i, j)` names the pair of list items `i` and `j` and gives its
+/// two frames.
+fn pairs_of<'f, const D: usize>(
     list: &CellList<D>,
-    frames: &[Frame<D>],
+    pair: impl Fn(u32, u32) -> (u32, u32, &'f Frame<D>, &'f Frame<D>) + Sync,
     detail: ContactDetail,
 ) -> Result<Vec<IndexPair<D>>, NoRoom> {
     let run = |from: usize| -> Result<Vec<IndexPair<D>>, NoRoom> {
@@ -96,9 +145,8 @@ fn pairs_of<const D: usize>(
         for p in from..list.len().min(from + CHUNK) {
             let i = list.item(p);
             list.partners(p, &mut spreads, |q| {
-                let j = list.item(q);
-                let (a, b) = (i.min(j), i.max(j));
-                let Some((aabb, time)) = contact_of(detail, &frames[a as usize], &frames[b as usize]) else { return };
+                let (a, b, f, g) = pair(i, list.item(q));
+                let Some((aabb, time)) = contact_of(detail, f, g) else { return };
                 if room_for_one(&mut found) {
                     found.push(IndexPair { a, b, aabb, time });
                 } else {
@@ -196,6 +244,31 @@ mod tests {
             let ours = collide(&fs, detail).unwrap();
             assert_eq!(ours, from_world, "{detail:?}");
         }
+    }
+
+    /// Between two sets: the pairs across them alone, as every pair of the
+    /// two tested one by one (both orders of the sets).
+    #[test]
+    fn pairs_between_two_sets_match_brute_force() {
+        let (a, b) = (frames(400, 7), frames(300, 8));
+        for detail in [ContactDetail::ExactBox, ContactDetail::Candidates] {
+            let got = collide_between(&a, &b, detail).unwrap();
+            let mut want = Vec::new();
+            for (i, f) in a.iter().enumerate() {
+                for (j, g) in b.iter().enumerate() {
+                    if let Some((aabb, time)) = contact_of(detail, f, g) {
+                        want.push(IndexPair { a: i as u32, b: j as u32, aabb, time });
+                    }
+                }
+            }
+            assert!(want.len() > 30, "{detail:?}: the sets must meet ({})", want.len());
+            assert_eq!(got, want, "{detail:?}");
+            let mut swapped: Vec<_> =
+                collide_between(&b, &a, detail).unwrap().iter().map(|p| IndexPair { a: p.b, b: p.a, ..*p }).collect();
+            swapped.sort_unstable_by_key(|p| (p.a, p.b));
+            assert_eq!(swapped, want, "{detail:?}, the sets swapped");
+        }
+        assert!(collide_between(&a, &[], ContactDetail::ExactBox).unwrap().is_empty());
     }
 
     #[test]

@@ -112,7 +112,7 @@ pub mod world;
 pub struct ReadmeDoctests;
 
 pub use aabb::Aabb;
-pub use collide::{IndexPair, collide};
+pub use collide::{IndexPair, collide, collide_between};
 pub use contact::{Contact, ContactDetail, ContactEvent};
 pub use error::{FrameError, WorldError};
 pub use frame::{Frame, Frame2, Frame3, FrameKind, THIN_RATIO};

@@ -203,7 +203,7 @@ def collide_loop(scene, detail="exact_box"):
         t0 = time.perf_counter()
         frames = fg.Frames.oriented_boxes(centers, half, axes)
         t1 = time.perf_counter()
-        r = fg.collide(frames, detail)
+        r = fg.collide(frames, detail=detail)
         t2 = time.perf_counter()
         pairs = r.pairs
         t3 = time.perf_counter()

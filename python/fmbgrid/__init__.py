@@ -757,7 +757,7 @@ class World:
 
 
 class Collisions(NamedTuple):
-    pairs: np.ndarray  #: ``(P, 2)`` int64: rows ``i < j`` of the frames given, sorted
+    pairs: np.ndarray  #: ``(P, 2)`` int64: rows ``(i, j)`` of the frames given, sorted
     boxes: np.ndarray  #: ``(P, 2, D)``: the exact boxes (``"exact_box"``), else the swept boxes' overlaps
     intervals: np.ndarray  #: ``(P, 2)``: the contact intervals (``[0, 1]`` in ``"candidates"``)
 
@@ -798,18 +798,20 @@ def _check(a: Frames, b: Frames) -> None:
         raise TypeError("a and b must be fmbgrid.Frames")
 
 
-def collide(frames: Frames, detail: str = "exact_box") -> Collisions:
-    """Every pair of ``frames`` whose interiors meet over the step (each frame
-    moving by its own velocity), in one call, without a :class:`World`: the
-    rows ``(i, j)``, ``i < j``, sorted, with each intersection's exact box and
+def collide(a: Frames, b: Optional[Frames] = None, *, detail: str = "exact_box") -> Collisions:
+    """Every pair of frames of ``a`` whose interiors meet over the step (each
+    frame moving by its own velocity), or with ``b`` every pair of a frame of
+    ``a`` and a frame of ``b``, in one call, without a :class:`World`: the
+    rows ``(i, j)`` (``i < j`` within one set; ``i`` of ``a`` and ``j`` of
+    ``b`` across two), sorted, with each intersection's exact box and
     contact interval (``detail="exact_box"``), the interval alone
     (``"interval"``: the boxes are the swept boxes' overlaps) or the pairs of
     overlapping swept boxes (``"candidates"``); as a world holding each frame
     as a body reports them. Raises ``MemoryError`` when the pairs do not fit
     in memory."""
-    if not isinstance(frames, Frames):
-        raise TypeError("frames must be fmbgrid.Frames")
-    return Collisions(*_native.collide_frames(frames._f, detail))
+    if not isinstance(a, Frames) or (b is not None and not isinstance(b, Frames)):
+        raise TypeError("a and b must be fmbgrid.Frames")
+    return Collisions(*_native.collide_frames(a._f, None if b is None else b._f, detail))
 
 
 def overlaps(a: Frames, b: Frames, pairs: Optional[ArrayLike] = None) -> np.ndarray:

@@ -2,7 +2,7 @@
 //! and the two-frame queries vectorised over arrays of pairs.
 
 use fmbgrid::query::{distance, first_contact, penetration, ray_cast};
-use fmbgrid::{Frame, FrameKind, IndexPair, collide, intersect, overlap_interval, overlaps};
+use fmbgrid::{Frame, FrameKind, IndexPair, collide, collide_between, intersect, overlap_interval, overlaps};
 use numpy::PyReadonlyArrayDyn;
 use numpy::ndarray::ArrayViewD;
 use pyo3::prelude::*;
@@ -498,21 +498,34 @@ fn ray_cast_frames<'py>(
     columns(py, rows.into(), &[&[], &[d]])
 }
 
-/// Every intersecting pair of one set (`fmbgrid::collide`): `(pairs (P, 2)
-/// int64 with i < j, boxes (P, 2, D), intervals (P, 2))`, sorted.
+/// Every intersecting pair of one set (`fmbgrid::collide`), or across two
+/// (`fmbgrid::collide_between`, with `other`): `(pairs (P, 2) int64,
+/// boxes (P, 2, D), intervals (P, 2))`, sorted.
 #[pyfunction]
-#[pyo3(signature = (frames, detail="exact_box"))]
-fn collide_frames<'py>(py: Python<'py>, frames: &Frames, detail: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+#[pyo3(signature = (frames, other=None, detail="exact_box"))]
+fn collide_frames<'py>(
+    py: Python<'py>,
+    frames: &Frames,
+    other: Option<&Frames>,
+    detail: &str,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let detail = crate::world::detail_of(detail)?;
+    if other.is_some_and(|o| o.dim() != frames.dim()) {
+        return Err(value_error("the two sets of frames must have the same dimension"));
+    }
     fn flat<const D: usize>(pairs: Vec<IndexPair<D>>) -> (Vec<i64>, Vec<f64>, Vec<f64>) {
         let ij = pairs.iter().flat_map(|p| [i64::from(p.a), i64::from(p.b)]).collect();
         let boxes = pairs.iter().flat_map(|p| p.aabb.min.into_iter().chain(p.aabb.max)).collect();
         let times = pairs.iter().flat_map(|p| p.time).collect();
         (ij, boxes, times)
     }
-    let found = py.detach(|| match &frames.set {
-        Set::Two(f) => collide(f, detail).map(flat),
-        Set::Three(f) => collide(f, detail).map(flat),
+    let found = py.detach(|| match (&frames.set, other.map(|o| &o.set)) {
+        (Set::Two(f), None) => collide(f, detail).map(flat),
+        (Set::Three(f), None) => collide(f, detail).map(flat),
+        (Set::Two(f), Some(Set::Two(g))) => collide_between(f, g, detail).map(flat),
+        (Set::Three(f), Some(Set::Three(g))) => collide_between(f, g, detail).map(flat),
+        // Refused above: the dimensions match.
+        _ => Ok((Vec::new(), Vec::new(), Vec::new())),
     });
     let (ij, boxes, times) = found.map_err(crate::world_error)?;
     let (m, d) = (ij.len() / 2, frames.dim());

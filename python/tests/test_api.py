@@ -76,8 +76,18 @@ def test_collide_finds_every_pair_once_as_pairwise_calls_do():
         # Candidates: a superset of the pairs.
         cand = {tuple(p) for p in fg.collide(f, detail="candidates").pairs}
         assert {tuple(p) for p in r.pairs} <= cand
+        # Across two sets: the pairs of a frame of each, as pairwise calls.
+        a, b = f.take(np.arange(0, n // 2)), f.take(np.arange(n // 2, n))
+        ia, ib = np.meshgrid(np.arange(n // 2), np.arange(n - n // 2), indexing="ij")
+        across = np.stack([ia.ravel(), ib.ravel()], axis=1)
+        hit = fg.intersect(a, b, across)
+        ab = fg.collide(a, b)
+        assert len(ab.pairs) > 5
+        assert np.array_equal(ab.pairs, across[hit.hit]) and np.array_equal(ab.boxes, hit.boxes[hit.hit])
     with pytest.raises(fg.FmbgridError, match="detail"):
         fg.collide(f, detail="boxes")
+    with pytest.raises(fg.FmbgridError, match="dimension"):
+        fg.collide(f, fg.Frames.from_aabbs([[0.0, 0]], [[1.0, 1]]))
     with pytest.raises(TypeError, match="Frames"):
         fg.collide([1, 2])
 
