@@ -113,6 +113,19 @@ impl Faults {
     }
 }
 
+/// Ends this process if MPI's finalization (when `main` returns and the
+/// universe drops) has not ended it within `limit`: a rank that returned
+/// early waits there for the others, and when they end the job past their
+/// deadline `mpirun` does not always end that rank (one run in four here).
+fn bound_finalize(rank: usize, limit: std::time::Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        eprintln!("fmbgrid-mpi: rank {rank}: MPI's finalization waited more than {limit:?}: ending the job");
+        let me = std::process::id().to_string();
+        let _ = std::process::Command::new("kill").args(["-9", &me]).status();
+    });
+}
+
 fn main() -> ExitCode {
     let Some(universe) = mpi::initialize() else {
         eprintln!("fmbgrid-mpi: MPI could not be initialised");
@@ -151,12 +164,16 @@ fn main() -> ExitCode {
         }
     };
     let steps = steps.unwrap_or(head.steps);
+    let rank = comm.rank();
     let outcome = match built.and_then(Result::ok).map(|(_, b)| b) {
         Some(Built::Two(bodies)) => go(comm, &head, bodies, steps, check, &faults),
         Some(Built::Three(bodies)) => go(comm, &head, bodies, steps, check, &faults),
         None if head.dimension == 2 => go::<2>(comm, &head, Vec::new(), steps, check, &faults),
         None => go::<3>(comm, &head, Vec::new(), steps, check, &faults),
     };
+    if let Some(limit) = deadline.and_then(|s| std::time::Duration::try_from_secs_f64(s).ok()) {
+        bound_finalize(rank, limit);
+    }
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,

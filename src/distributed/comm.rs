@@ -308,14 +308,18 @@ impl MpiComm {
     /// This communicator with a deadline: a rank that has waited `limit`
     /// in one collective (an `MPI_Allreduce`, an all-to-all, a neighbour
     /// exchange) prints which public call of the world it was in and ends
-    /// the job (it aborts; `mpirun` then ends every rank, non-zero),
+    /// the job (it kills itself; `mpirun` then ends every rank, non-zero),
     /// instead of waiting forever for a rank that returned early, crashed
     /// without ending the job, or is in another call. A watchdog thread
     /// looks every `limit / 10` (at most every 100 ms).
     ///
     /// A collective also waits for the slowest rank's work before it (a
     /// rank's step, its share of a migration): choose `limit` well above
-    /// the longest such wait, ten times a step's time for instance.
+    /// the longest such wait, ten times a step's time for instance. The
+    /// rank that returned early waits too, in MPI's finalization, and
+    /// `mpirun` does not always end it: bound that wait as `fmbgrid-mpi
+    /// --deadline` does (a thread, started as `main` returns, that ends
+    /// the process after `limit`).
     ///
     /// ```no_run
     /// use fmbgrid::distributed::MpiComm;
@@ -402,7 +406,9 @@ mod deadline {
 
         /// Ends the process when the pending collective has waited past
         /// the limit: MPI cannot be called from this thread (the library
-        /// runs single-threaded), so it aborts, and `mpirun` ends the job.
+        /// runs single-threaded), so the process kills itself and `mpirun`
+        /// ends the job. With `SIGKILL`: Open MPI's handler of `SIGABRT`
+        /// sometimes never returned here (1 run in 4), the job left hanging.
         fn check(&self) {
             let since = self.since.load(Ordering::Acquire);
             if since == 0 {
@@ -417,6 +423,9 @@ mod deadline {
                      ending the job",
                     self.rank, self.limit
                 );
+                let me = std::process::id().to_string();
+                let _ = std::process::Command::new("kill").args(["-9", &me]).status();
+                // Only if `kill` could not be run.
                 std::process::abort();
             }
         }
