@@ -227,11 +227,8 @@ mod tests {
         for detail in [ContactDetail::ExactBox, ContactDetail::Interval] {
             let mut world = World::<3>::new(WorldConfig::default().with_contact_detail(detail));
             for f in &fs {
-                let body = if f.is_moving() {
-                    Body::moving(vec![f.with_velocity([0.0; 3]).unwrap()])
-                } else {
-                    Body::moving(vec![*f])
-                };
+                // The frame at rest, its displacement the body's.
+                let body = Body::moving(vec![f.with_velocity([0.0; 3]).unwrap()]);
                 world.insert(body.with_velocity(f.velocity())).unwrap();
             }
             let mut from_world: Vec<IndexPair<3>> = (world.step(1.0).unwrap().iter())

@@ -335,8 +335,12 @@ impl<const D: usize> PairSet<D> {
     #[inline(never)]
     fn list_moved(&mut self) -> Result<(), NoRoom> {
         self.moved.clear();
-        room(&mut self.moved, self.left.iter().filter(|l| **l).count())?;
-        self.moved.extend(self.left.iter().enumerate().filter(|(_, l)| **l).map(|(i, _)| i as u32));
+        for i in self.left.iter().enumerate().filter(|(_, l)| **l).map(|(i, _)| i as u32) {
+            if !room_for_one(&mut self.moved) {
+                return Err(NoRoom { bytes: 2 * self.moved.len() * 4 });
+            }
+            self.moved.push(i);
+        }
         headroom(&mut self.moved);
         Ok(())
     }

@@ -187,8 +187,8 @@ impl<const D: usize> World<D> {
         self.profile.narrow = lap.lap();
         // The commit allocates nothing: its buffers' room is made here.
         let found = found
-            .and_then(|()| Ok(self.broad.reserve_follow(&mut self.motion.next_shifts)?))
-            .and_then(|()| Ok(self.reserve_turns()?));
+            .and_then(|()| self.broad.reserve_follow(&mut self.motion.next_shifts).map_err(WorldError::from))
+            .and_then(|()| self.reserve_turns().map_err(WorldError::from));
         (still, found)
     }
 
@@ -311,7 +311,14 @@ impl<const D: usize> World<D> {
         if !self.broad.is_fresh(Motion::Moving) {
             // The list's buffer is reused: no allocation once warm.
             let mut runaways = std::mem::take(&mut self.runaways);
-            let fits = self.runaways_by_body(dt).all(|f| room_for_one(&mut runaways) && (runaways.push(f), true).1);
+            let mut fits = true;
+            for found in self.runaways_by_body(dt) {
+                fits = room_for_one(&mut runaways);
+                if !fits {
+                    break;
+                }
+                runaways.push(found);
+            }
             self.runaways = runaways;
             if !fits {
                 return Err(WorldError::OutOfMemory { bytes: 2 * self.runaways.len() * size_of::<Found>() });
