@@ -55,27 +55,26 @@ pub(crate) enum MovingSide<'a, const D: usize> {
 
 /// The pair set as the candidate pass reads it: moving frame `a`'s kept
 /// pairs are `pairs[starts[a]..starts[a + 1]]` (`a << 32 | b`, `b > a`),
-/// and the frames' swept boxes this step are `swept_min`, `swept_max`.
+/// and the frames' swept boxes this step (rounded) are `swept`.
 #[derive(Clone, Copy)]
 pub(crate) struct SetSide<'a, const D: usize> {
     pub starts: &'a [u32],
     pub pairs: &'a [u64],
-    pub swept_min: &'a [[f32; D]],
-    pub swept_max: &'a [[f32; D]],
+    pub swept: &'a [GridBox<D>],
 }
 
 impl<const D: usize> SetSide<'_, D> {
     /// Frame `a`'s swept box this step.
     #[inline(always)]
     pub fn swept_box(&self, a: usize) -> GridBox<D> {
-        GridBox::from_f32(self.swept_min[a], self.swept_max[a])
+        self.swept[a]
     }
 
     /// Calls `f(b)` for each frame `b` of `a`'s kept pairs whose swept box
     /// overlaps `a`'s (closed test): `a`'s moving candidates, in store order.
     #[inline(always)]
     pub fn partners(&self, a: usize, mut f: impl FnMut(u32)) {
-        let (lo, hi) = (&self.swept_min[a], &self.swept_max[a]);
+        let me = &self.swept[a];
         // The outcome is unpredictable (about half the kept pairs overlap
         // this step): the overlapping ones are gathered without a branch,
         // a batch at a time, then handed on.
@@ -84,9 +83,8 @@ impl<const D: usize> SetSide<'_, D> {
             let mut n = 0;
             for &k in pairs {
                 let b = k as u32;
-                let (b_lo, b_hi) = (&self.swept_min[b as usize], &self.swept_max[b as usize]);
                 batch[n] = b;
-                n += usize::from((0..D).fold(true, |o, k| o & (lo[k] <= b_hi[k]) & (b_lo[k] <= hi[k])));
+                n += usize::from(me.overlaps(&self.swept[b as usize]));
             }
             batch[..n].iter().for_each(|&b| f(b));
         }
@@ -216,12 +214,12 @@ mod tests {
         let mut out = Vec::new();
         for i in 0..moving.len() {
             for j in i + 1..moving.len() {
-                if group(i) != group(j) && GridBox::new(&moving[i]).intersects(&GridBox::new(&moving[j])) {
+                if group(i) != group(j) && GridBox::new(&moving[i]).overlaps(&GridBox::new(&moving[j])) {
                     out.push((i as u32, Partner::Moving(j as u32)));
                 }
             }
             for (k, f) in fixed.iter().enumerate() {
-                if GridBox::new(&moving[i]).intersects(&GridBox::new(f)) {
+                if GridBox::new(&moving[i]).overlaps(&GridBox::new(f)) {
                     out.push((i as u32, Partner::Fixed(k as u32)));
                 }
             }

@@ -1085,7 +1085,7 @@ mod tests {
             // The list's boxes are rounded outward: compare with the same boxes.
             let rounded = GridBox::new(q);
             let expect: Vec<u32> =
-                (0..boxes.len() as u32).filter(|&j| GridBox::new(&boxes[j as usize]).intersects(&rounded)).collect();
+                (0..boxes.len() as u32).filter(|&j| GridBox::new(&boxes[j as usize]).overlaps(&rounded)).collect();
             assert_eq!(got, expect, "base {base}");
         }
     }

@@ -251,13 +251,13 @@ impl<const D: usize> FatGrid<D> {
         }
     }
 
-    /// Calls `f(j)` once for each frame `j` whose fat box, `min[j]..max[j]`
-    /// (the boxes the frames were placed with), overlaps `q` (closed
-    /// test), in no particular order.
+    /// Calls `f(j)` once for each frame `j` whose fat box, `boxes[j]` (the
+    /// boxes the frames were placed with), overlaps `q` (closed test), in
+    /// no particular order.
     #[inline]
-    pub fn query(&self, q: &GridBox<D>, min: &[[f32; D]], max: &[[f32; D]], mut f: impl FnMut(u32)) {
+    pub fn query(&self, q: &GridBox<D>, boxes: &[GridBox<D>], mut f: impl FnMut(u32)) {
         let (qmin, qmax) = (q.min_f32(), q.max_f32());
-        let overlaps = |j: usize| (0..D).fold(true, |o, k| o & (min[j][k] <= qmax[k]) & (qmin[k] <= max[j][k]));
+        let overlaps = |j: usize| boxes[j].overlaps(q);
         for (l, &count) in self.per_level.iter().enumerate() {
             if count == 0 {
                 continue;
@@ -372,15 +372,12 @@ mod tests {
                 let huge = Aabb { min: [-1e9, -0.5, -0.5], max: [1e9, 0.5, 0.5] };
                 for q in queries.iter().chain([&huge]).map(GridBox::new) {
                     let mut got = Vec::new();
-                    let min: Vec<[f32; 3]> = boxes.iter().map(GridBox::min_f32).collect();
-                    let max: Vec<[f32; 3]> = boxes.iter().map(GridBox::max_f32).collect();
-                    grid.query(&q, &min, &max, |j| got.push(j));
+                    grid.query(&q, &boxes, |j| got.push(j));
                     let n = got.len();
                     got.sort_unstable();
                     got.dedup();
                     assert_eq!(got.len(), n, "a frame met twice (base {base})");
-                    let want: Vec<u32> =
-                        (0..boxes.len() as u32).filter(|&j| boxes[j as usize].intersects(&q)).collect();
+                    let want: Vec<u32> = (0..boxes.len() as u32).filter(|&j| boxes[j as usize].overlaps(&q)).collect();
                     assert_eq!(got, want, "base {base}, round {round}");
                 }
                 // A third of the boxes move (some far, some to another level).

@@ -77,11 +77,21 @@ impl<const D: usize> GridBox<D> {
         GridBox { min, max }
     }
 
-    /// Closed overlap test.
-    #[cfg(test)]
-    pub fn intersects(&self, o: &Self) -> bool {
-        (0..D).all(|i| self.min[i] <= o.max[i] && o.min[i] <= self.max[i])
+    /// Closed overlap test, without branches (the outcome is unpredictable
+    /// where the grids call it).
+    #[inline(always)]
+    pub fn overlaps(&self, o: &Self) -> bool {
+        (0..D).fold(true, |v, i| v & (self.min[i] <= o.max[i]) & (o.min[i] <= self.max[i]))
     }
+
+    /// True when `o` is inside this box (closed).
+    #[inline(always)]
+    pub fn contains(&self, o: &Self) -> bool {
+        (0..D).fold(true, |v, i| v & (self.min[i] <= o.min[i]) & (o.max[i] <= self.max[i]))
+    }
+
+    /// The empty box: contains nothing, overlaps nothing.
+    pub const EMPTY: Self = GridBox { min: [f32::INFINITY; D], max: [f32::NEG_INFINITY; D] };
 }
 
 #[cfg(test)]

@@ -307,41 +307,34 @@ impl<const D: usize> NarrowPhase<D> {
         self.pair_keys.dedup();
         let generations = &self.generations;
         let handle = |slot: u64| BodyHandle { index: slot as u32, generation: generations[slot as usize] };
-        let pair = |&k: &u64| (handle(k >> shift), handle(k & ((1 << shift) - 1)));
         self.pairs.clear();
-        #[cfg(feature = "parallel")]
-        self.pairs.par_extend(self.pair_keys.par_iter().with_min_len(CHUNK).map(pair));
-        #[cfg(not(feature = "parallel"))]
-        self.pairs.extend(self.pair_keys.iter().map(pair));
+        // A plain loop: a map this light costs more split among threads.
+        self.pairs.extend(self.pair_keys.iter().map(|&k| (handle(k >> shift), handle(k & ((1 << shift) - 1)))));
         self.events.clear();
         self.ended.clear();
         // Bodies removed since the previous step get no `Ended` event.
         let live = |h: BodyHandle| super::live(slots, h);
+        let (now, before) = (&self.pairs, &self.previous);
         let (mut i, mut j) = (0, 0);
-        while i < self.pairs.len() || j < self.previous.len() {
-            let (now, before) = (self.pairs.get(i), self.previous.get(j));
-            match (now, before) {
-                (Some(a), Some(b)) if a == b => {
-                    i += 1;
-                    j += 1;
+        while i < now.len() && j < before.len() {
+            // One comparison of the packed pairs, in the pairs' order.
+            let (x, y) = (packed(now[i]), packed(before[j]));
+            if x == y {
+                (i, j) = (i + 1, j + 1);
+            } else if x < y {
+                self.events.push(ContactEvent::Started(now[i].0, now[i].1));
+                i += 1;
+            } else {
+                let (x, y) = before[j];
+                if live(x) && live(y) {
+                    self.ended.push(ContactEvent::Ended(x, y));
                 }
-                (Some(&(x, y)), Some(b)) if (x, y) < *b => {
-                    self.events.push(ContactEvent::Started(x, y));
-                    i += 1;
-                }
-                (Some(&(x, y)), None) => {
-                    self.events.push(ContactEvent::Started(x, y));
-                    i += 1;
-                }
-                (_, Some(&(x, y))) => {
-                    if live(x) && live(y) {
-                        self.ended.push(ContactEvent::Ended(x, y));
-                    }
-                    j += 1;
-                }
-                (None, None) => break,
+                j += 1;
             }
         }
+        self.events.extend(now[i..].iter().map(|&(x, y)| ContactEvent::Started(x, y)));
+        let ended = before[j..].iter().filter(|&&(x, y)| live(x) && live(y));
+        self.ended.extend(ended.map(|&(x, y)| ContactEvent::Ended(x, y)));
         // Both lists are sorted (the merge walks sorted pairs), and every
         // `Started` sorts before every `Ended`: appending sorts them, unless
         // a restored snapshot's pairs came unsorted.
@@ -350,6 +343,14 @@ impl<const D: usize> NarrowPhase<D> {
             self.events.sort_unstable();
         }
     }
+}
+
+/// A body pair as one integer, in the pairs' order (a handle orders by
+/// slot, then generation).
+#[inline(always)]
+fn packed((a, b): (BodyHandle, BodyHandle)) -> u128 {
+    let h = |h: BodyHandle| u128::from(h.index) << 32 | u128::from(h.generation);
+    h(a) << 64 | h(b)
 }
 
 /// The contacts of the candidate pairs of a range of the moving list's
@@ -533,10 +534,10 @@ fn push_contact<const D: usize>(
     time: [f64; 2],
     key: u64,
 ) -> bool {
-    // The two ids in order (`FrameId`'s: slot, generation, frame), chosen
-    // without a branch: which comes first is a coin toss.
-    let order = |m: &Meta| u128::from(m.slot) << 64 | u128::from(m.generation) << 32 | u128::from(m.frame);
-    let (first, second) = if order(other) < order(me) { (other, me) } else { (me, other) };
+    // The two ids in order (`FrameId`'s: slot first): the frames of a pair
+    // are of two bodies (`Meta::pairs_with`), so their slots decide.
+    debug_assert_ne!(me.slot, other.slot);
+    let (first, second) = if other.slot < me.slot { (other, me) } else { (me, other) };
     let (a, b) = (first.id(), second.id());
     debug_assert!(a < b);
     if room_for_one(out) && room_for_one(keys) {

@@ -68,13 +68,6 @@ const LEAVING_DECAY: f64 = 0.75;
 #[cfg(feature = "parallel")]
 const CHUNK: usize = 2048;
 
-/// Closed overlap of two rounded boxes given by their corners.
-#[inline(always)]
-fn overlap<const D: usize>(a_min: &[f32; D], a_max: &[f32; D], b_min: &[f32; D], b_max: &[f32; D]) -> bool {
-    // Non-short-circuit: the outcome is unpredictable.
-    (0..D).fold(true, |o, k| o & (a_min[k] <= b_max[k]) & (b_min[k] <= a_max[k]))
-}
-
 /// The fat box of swept box `s` (rounded), for a frame displaced by `d`
 /// this step: the box swept on over the next steps at the same
 /// displacement, grown by a fraction of its extent.
@@ -94,13 +87,13 @@ fn fat_box<const D: usize>(s: &GridBox<D>, d: &[f64; D]) -> GridBox<D> {
 pub(super) struct PairSet<const D: usize> {
     /// Per moving frame (store index), as the grid rounds them: its box
     /// swept over this step, and its fat box (which contains it).
-    swept_min: Vec<[f32; D]>,
-    swept_max: Vec<[f32; D]>,
+    /// (Each box's corners side by side: one cache line where a partner's
+    /// box is read.)
+    rounded: Vec<GridBox<D>>,
     /// Per moving frame, its swept box as computed (`f64`, not rounded):
     /// what a candidate's box is made of.
     swept: Vec<Aabb<D>>,
-    fat_min: Vec<[f32; D]>,
-    fat_max: Vec<[f32; D]>,
+    fat: Vec<GridBox<D>>,
     /// The fat boxes' grid, while `persistent`.
     grid: FatGrid<D>,
     /// The pairs, as `a << 32 | b` with `a < b` store indices, sorted: while
@@ -198,7 +191,7 @@ impl<const D: usize> PairSet<D> {
         grouped: bool,
     ) -> Result<(), NoRoom> {
         let n = moving.len();
-        let reset = !self.valid || self.swept_min.len() != n || self.list.cell_size() != cell;
+        let reset = !self.valid || self.rounded.len() != n || self.list.cell_size() != cell;
         if reset {
             self.reset(n, cell)?;
         }
@@ -246,11 +239,8 @@ impl<const D: usize> PairSet<D> {
     /// leaves its (empty) fat box at the next sweep.
     fn reset(&mut self, n: usize, cell: CellSize) -> Result<(), NoRoom> {
         self.persistent = false;
-        for v in [&mut self.swept_min, &mut self.fat_min] {
-            refill(v, n, [f32::INFINITY; D])?;
-        }
-        for v in [&mut self.swept_max, &mut self.fat_max] {
-            refill(v, n, [f32::NEG_INFINITY; D])?;
+        for v in [&mut self.rounded, &mut self.fat] {
+            refill(v, n, GridBox::EMPTY)?;
         }
         refill(&mut self.swept, n, Aabb::EMPTY)?;
         // A list of the cell size, so that a change of it is seen.
@@ -260,12 +250,12 @@ impl<const D: usize> PairSet<D> {
     /// Every pair of overlapping fat boxes (`fat`) or swept boxes, of
     /// different bodies, by a cell list's pass.
     fn pairs_by_list(&mut self, moving: &Store<D>, cell: CellSize, grouped: bool, fat: bool) -> Result<(), NoRoom> {
-        let (lo, hi) = if fat { (&self.fat_min, &self.fat_max) } else { (&self.swept_min, &self.swept_max) };
+        let boxes = if fat { &self.fat } else { &self.rounded };
         // `f32` corners are `f64` exactly: the list rounds them to themselves.
-        let item = |i: usize| (Aabb { min: lo[i].map(f64::from), max: hi[i].map(f64::from) }, i as u32);
+        let item = |i: usize| (Aabb { min: boxes[i].min(), max: boxes[i].max() }, i as u32);
         let rank = |i: usize| moving.meta[i].rank;
         let group: Option<&dyn Fn(usize) -> u32> = if grouped { Some(&rank) } else { None };
-        self.list.build(cell, lo.len(), item, group)?;
+        self.list.build(cell, boxes.len(), item, group)?;
         self.pairs.clear();
         let (list, pairs) = (&self.list, &mut self.pairs);
         let mut spreads = Spreads::default();
@@ -298,28 +288,19 @@ impl<const D: usize> PairSet<D> {
         // In chunks, each a plain loop over its slices (a zip of seven
         // parallel iterators cost about 50 instructions a frame).
         #[cfg(feature = "parallel")]
-        self.swept_min
+        self.rounded
             .par_chunks_mut(CHUNK)
-            .zip(self.swept_max.par_chunks_mut(CHUNK))
             .zip(self.swept.par_chunks_mut(CHUNK))
-            .zip(self.fat_min.par_chunks_mut(CHUNK))
-            .zip(self.fat_max.par_chunks_mut(CHUNK))
+            .zip(self.fat.par_chunks_mut(CHUNK))
             .zip(self.left.par_chunks_mut(CHUNK))
             .zip(moving.frames.par_chunks(CHUNK).zip(moving.meta.par_chunks(CHUNK)))
-            .for_each(|((((((s_min, s_max), swept), f_min), f_max), left), (frames, meta))| {
-                sweep_run(ctx, Sweep { s_min, s_max, swept, f_min, f_max, left }, frames, meta);
+            .for_each(|((((rounded, swept), fat), left), (frames, meta))| {
+                sweep_run(ctx, Sweep { rounded, swept, fat, left }, frames, meta);
             });
         #[cfg(not(feature = "parallel"))]
         sweep_run(
             ctx,
-            Sweep {
-                s_min: &mut self.swept_min,
-                s_max: &mut self.swept_max,
-                swept: &mut self.swept,
-                f_min: &mut self.fat_min,
-                f_max: &mut self.fat_max,
-                left: &mut self.left,
-            },
+            Sweep { rounded: &mut self.rounded, swept: &mut self.swept, fat: &mut self.fat, left: &mut self.left },
             &moving.frames,
             &moving.meta,
         );
@@ -328,7 +309,7 @@ impl<const D: usize> PairSet<D> {
     /// Frame `i`'s fat box.
     #[inline(always)]
     fn fat_box(&self, i: usize) -> GridBox<D> {
-        GridBox::from_f32(self.fat_min[i], self.fat_max[i])
+        self.fat[i]
     }
 
     /// The move buffer, in store order.
@@ -349,12 +330,12 @@ impl<const D: usize> PairSet<D> {
     /// grid's, a pair of two moved frames from the lower one's look-up.
     #[inline(never)]
     fn look_up_moved(&mut self, moving: &Store<D>) -> Result<(), NoRoom> {
-        let (lo, hi, grid, left, meta) = (&self.fat_min, &self.fat_max, &self.grid, &self.left, &moving.meta);
+        let (fat, grid, left, meta) = (&self.fat, &self.grid, &self.left, &moving.meta);
         // False once a pair did not fit.
         let look_up = |c: u32, out: &mut Vec<u64>| {
             let (i, rank) = (c as usize, meta[c as usize].rank);
             let mut fits = true;
-            grid.query(&GridBox::from_f32(lo[i], hi[i]), lo, hi, |j| {
+            grid.query(&fat[i], fat, |j| {
                 let k = j as usize;
                 let mine = j == c || (left[k] && j < c) || meta[k].rank == rank;
                 if mine {
@@ -411,9 +392,7 @@ impl<const D: usize> PairSet<D> {
         room(&mut self.merged, self.pairs.len() + self.found.len())?;
         headroom(&mut self.scratch);
         sort_keys(&mut self.found, &mut self.scratch);
-        let left = &self.left;
-        self.pairs.retain(|&k| !left[(k >> 32) as usize] && !left[k as u32 as usize]);
-        merge(&self.pairs, &self.found, &mut self.merged);
+        merge_kept(&self.pairs, &self.left, &self.found, &mut self.merged);
         headroom(&mut self.merged);
         std::mem::swap(&mut self.pairs, &mut self.merged);
         Ok(())
@@ -445,7 +424,7 @@ impl<const D: usize> PairSet<D> {
         if !(self.valid && self.persistent) {
             return false;
         }
-        self.grid.query(q, &self.fat_min, &self.fat_max, f);
+        self.grid.query(q, &self.fat, f);
         true
     }
 
@@ -457,12 +436,12 @@ impl<const D: usize> PairSet<D> {
 
     /// The set as the candidate pass reads it (after an update).
     pub fn side(&self) -> SetSide<'_, D> {
-        SetSide { starts: &self.starts, pairs: &self.pairs, swept_min: &self.swept_min, swept_max: &self.swept_max }
+        SetSide { starts: &self.starts, pairs: &self.pairs, swept: &self.rounded }
     }
 
     /// Frames the set was last updated for.
     pub fn len(&self) -> usize {
-        self.swept_min.len()
+        self.rounded.len()
     }
 
     /// Bytes held.
@@ -475,8 +454,7 @@ impl<const D: usize> PairSet<D> {
             #[cfg(not(feature = "parallel"))]
             0
         };
-        (self.swept_min.capacity() + self.swept_max.capacity() + self.fat_min.capacity() + self.fat_max.capacity())
-            * size_of::<[f32; D]>()
+        (self.rounded.capacity() + self.fat.capacity()) * size_of::<GridBox<D>>()
             + self.swept.capacity() * size_of::<Aabb<D>>()
             + self.grid.memory()
             + (self.pairs.capacity() + self.found.capacity() + self.merged.capacity() + self.scratch.capacity() + found)
@@ -497,12 +475,9 @@ impl<const D: usize> PairSet<D> {
         }
         let n = self.len();
         for i in 0..n {
-            let (s, f) = ((self.swept_min[i], self.swept_max[i]), (self.fat_min[i], self.fat_max[i]));
-            let inside = (0..D).all(|k| f.0[k] <= s.0[k] && s.1[k] <= f.1[k]);
-            assert!(inside, "frame {i}'s swept box left its fat box and was not moved");
+            assert!(self.fat[i].contains(&self.rounded[i]), "frame {i}'s swept box left its fat box and was not moved");
         }
-        let (lo, hi) =
-            if self.persistent { (&self.fat_min, &self.fat_max) } else { (&self.swept_min, &self.swept_max) };
+        let boxes = if self.persistent { &self.fat } else { &self.rounded };
         if self.persistent {
             self.grid.validate(|i| self.fat_box(i));
         }
@@ -510,13 +485,13 @@ impl<const D: usize> PairSet<D> {
         for &k in &self.pairs {
             let (a, b) = ((k >> 32) as usize, k as u32 as usize);
             assert!(a < b && b < n, "pair ({a}, {b}) of store indices, in order");
-            assert!(overlap(&lo[a], &hi[a], &lo[b], &hi[b]), "pair ({a}, {b}) kept with its boxes apart");
+            assert!(boxes[a].overlaps(&boxes[b]), "pair ({a}, {b}) kept with its boxes apart");
             assert_ne!(rank(a), rank(b), "pair ({a}, {b}) of one body");
         }
         if n <= 2500 {
             let want = (0..n)
                 .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-                .filter(|&(a, b)| rank(a) != rank(b) && overlap(&lo[a], &hi[a], &lo[b], &hi[b]))
+                .filter(|&(a, b)| rank(a) != rank(b) && boxes[a].overlaps(&boxes[b]))
                 .count();
             assert_eq!(self.pairs.len(), want, "every pair of overlapping boxes kept");
         }
@@ -526,47 +501,45 @@ impl<const D: usize> PairSet<D> {
 
 /// A run of frames' boxes as the sweep writes them.
 struct Sweep<'a, const D: usize> {
-    s_min: &'a mut [[f32; D]],
-    s_max: &'a mut [[f32; D]],
+    rounded: &'a mut [GridBox<D>],
     swept: &'a mut [Aabb<D>],
-    f_min: &'a mut [[f32; D]],
-    f_max: &'a mut [[f32; D]],
+    fat: &'a mut [GridBox<D>],
     left: &'a mut [bool],
 }
 
 /// [`PairSet::sweep`] over a run of frames (`frames`, `meta`) and their
 /// boxes (`out`, of the same length).
 fn sweep_run<const D: usize>(ctx: &StepContext<'_, D>, out: Sweep<'_, D>, frames: &[Frame<D>], meta: &[Meta]) {
-    let Sweep { s_min, s_max, swept, f_min, f_max, left } = out;
+    let Sweep { rounded, swept, fat, left } = out;
     for i in 0..frames.len().min(meta.len()) {
         let (f, m) = (&frames[i], &meta[i]);
         let d = &ctx.shifts[m.rank as usize];
         swept[i] = frame_box(ctx.spins, f, m, d);
-        let s = GridBox::new(&swept[i]);
-        (s_min[i], s_max[i]) = (s.min_f32(), s.max_f32());
-        let inside = (0..D).fold(true, |o, k| o & (f_min[i][k] <= s_min[i][k]) & (s_max[i][k] <= f_max[i][k]));
-        if !inside {
-            let fat = fat_box(&s, d);
-            (f_min[i], f_max[i]) = (fat.min_f32(), fat.max_f32());
+        rounded[i] = GridBox::new(&swept[i]);
+        if !fat[i].contains(&rounded[i]) {
+            fat[i] = fat_box(&rounded[i], d);
             left[i] = true;
         }
     }
 }
 
-/// `a` and `b` (sorted, no key in both) merged into `out`.
-fn merge(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
+/// The pairs of `a` of two frames that stayed in their fat boxes (`left`
+/// false for both) and the pairs of `b`, merged into `out`: both sorted, no
+/// pair in both (a pair of `b` has a frame that left). One pass.
+fn merge_kept(a: &[u64], left: &[bool], b: &[u64], out: &mut Vec<u64>) {
     out.clear();
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i] < b[j] {
-            out.push(a[i]);
-            i += 1;
-        } else {
+    let gone = |k: u64| left[(k >> 32) as usize] | left[k as u32 as usize];
+    let mut j = 0;
+    for &k in a {
+        if gone(k) {
+            continue;
+        }
+        while j < b.len() && b[j] < k {
             out.push(b[j]);
             j += 1;
         }
+        out.push(k);
     }
-    out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
 }
 

@@ -47,14 +47,16 @@ pub(super) fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     // One digit's counts and the next one's, counted while this one is
     // scattered (a key's digits do not depend on the order): 32 KB.
     let (mut count, mut next) = ([0u32; 1 << MAX_DIGIT_BITS], [0u32; 1 << MAX_DIGIT_BITS]);
-    keys.iter().for_each(|&k| count[digits.digit(k, 0)] += 1);
+    let first = digits.extract(0);
+    keys.iter().for_each(|&k| count[first.of(k)] += 1);
     scratch.clear();
     scratch.resize(n, 0);
     for d in 0..digits.count {
+        let (this, after) = (digits.extract(d), digits.extract(d + 1));
         next[..buckets].fill(0);
         // A digit every key shares does not reorder them.
         if count[..buckets].iter().any(|&c| c as usize == n) {
-            keys.iter().for_each(|&k| next[digits.digit(k, d + 1)] += 1);
+            keys.iter().for_each(|&k| next[after.of(k)] += 1);
         } else {
             // Counts become each bucket's next position.
             let mut sum = 0u32;
@@ -62,14 +64,30 @@ pub(super) fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>) {
                 (*c, sum) = (sum, sum + *c);
             }
             for &k in keys.iter() {
-                let b = &mut count[digits.digit(k, d)];
+                let b = &mut count[this.of(k)];
                 scratch[*b as usize] = k;
                 *b += 1;
-                next[digits.digit(k, d + 1)] += 1;
+                next[after.of(k)] += 1;
             }
             std::mem::swap(keys, scratch);
         }
         std::mem::swap(&mut count, &mut next);
+    }
+}
+
+/// How to read one digit of a key: a shift and a mask, worked out once a
+/// pass rather than once a key.
+#[derive(Clone, Copy, Debug)]
+struct Extract {
+    shift: u32,
+    mask: u64,
+}
+
+impl Extract {
+    /// The digit of `k`.
+    #[inline(always)]
+    fn of(self, k: u64) -> usize {
+        ((k >> self.shift) & self.mask) as usize
     }
 }
 
@@ -96,12 +114,14 @@ impl Digits {
         Digits { low, bits: span.div_ceil(count), count: count as usize }
     }
 
-    /// Digit `d` of key `k` (`d` may be one past the last: any digit then).
-    #[inline(always)]
-    fn digit(&self, k: u64, d: usize) -> usize {
+    /// How to read digit `d` (`d` may be one past the last: any digit
+    /// then; one past bit 63 is zero).
+    fn extract(&self, d: usize) -> Extract {
         let shift = self.low + d as u32 * self.bits;
-        // A digit past bit 63 is zero (`checked_shr`: no overflow).
-        (k.checked_shr(shift).unwrap_or(0) & ((1 << self.bits) - 1)) as usize
+        if shift >= u64::BITS {
+            return Extract { shift: 0, mask: 0 };
+        }
+        Extract { shift, mask: (1 << self.bits) - 1 }
     }
 }
 
