@@ -128,8 +128,10 @@ pub(crate) struct FatGrid<const D: usize> {
     prev: Vec<u32>,
     /// The huge frames.
     huge: Vec<u32>,
-    /// Frames placed on each level.
+    /// Frames placed on each level, and a bit per level holding any (a
+    /// query reads the occupied levels only).
     per_level: [u32; MAX_LEVELS],
+    occupied: u64,
 }
 
 impl<const D: usize> Default for FatGrid<D> {
@@ -142,6 +144,7 @@ impl<const D: usize> Default for FatGrid<D> {
             prev: Vec::new(),
             huge: Vec::new(),
             per_level: [0; MAX_LEVELS],
+            occupied: 0,
         }
     }
 }
@@ -157,6 +160,7 @@ impl<const D: usize> FatGrid<D> {
         self.heads.clear();
         self.huge.clear();
         self.per_level = [0; MAX_LEVELS];
+        self.occupied = 0;
         self.home.clear();
         self.next.clear();
         self.prev.clear();
@@ -192,6 +196,9 @@ impl<const D: usize> FatGrid<D> {
             HUGE => self.huge.retain(|&j| j != i),
             l => {
                 self.per_level[l as usize] -= 1;
+                if self.per_level[l as usize] == 0 {
+                    self.occupied &= !(1 << l);
+                }
                 for (k, cell) in old.cells() {
                     self.unlink(i << D | k, Key { cell, level: l });
                 }
@@ -201,6 +208,7 @@ impl<const D: usize> FatGrid<D> {
             HUGE => self.huge.push(i),
             l => {
                 self.per_level[l as usize] += 1;
+                self.occupied |= 1 << l;
                 for (k, cell) in home.cells() {
                     self.link(i << D | k, Key { cell, level: l });
                 }
@@ -258,10 +266,11 @@ impl<const D: usize> FatGrid<D> {
     pub fn query(&self, q: &GridBox<D>, boxes: &[GridBox<D>], mut f: impl FnMut(u32)) {
         let (qmin, qmax) = (q.min_f32(), q.max_f32());
         let overlaps = |j: usize| boxes[j].overlaps(q);
-        for (l, &count) in self.per_level.iter().enumerate() {
-            if count == 0 {
-                continue;
-            }
+        let mut levels = self.occupied;
+        while levels != 0 {
+            let l = levels.trailing_zeros() as usize;
+            levels &= levels - 1;
+            let count = self.per_level[l];
             let inv = self.size.inv(l);
             let lo: [i32; D] = std::array::from_fn(|k| floor_i32(f64::from(qmin[k]) * inv));
             let hi: [i32; D] = std::array::from_fn(|k| floor_i32(f64::from(qmax[k]) * inv));
@@ -344,6 +353,8 @@ impl<const D: usize> FatGrid<D> {
             }
         }
         assert_eq!(per_level, self.per_level, "frames per level");
+        let occupied = per_level.iter().enumerate().fold(0u64, |m, (l, &c)| m | u64::from(c > 0) << l);
+        assert_eq!(occupied, self.occupied, "the occupied levels");
     }
 }
 
