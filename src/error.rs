@@ -181,6 +181,13 @@ pub enum WorldError {
         /// The measured Hadamard ratio.
         ratio: f64,
     },
+    /// A rotation is not one: its matrix is scaled, sheared or mirrored
+    /// beyond [`ROTATION_TOLERANCE`](crate::ROTATION_TOLERANCE).
+    #[error("not a rotation: the largest entry of RᵀR − I is {error:e}, beyond 1e-6 (scaled, sheared or mirrored)")]
+    NotARotation {
+        /// The largest entry of `RᵀR − I` in magnitude (infinity for a mirror).
+        error: f64,
+    },
     /// A frame, once placed in the world, is invalid.
     #[error("frame {index} of the body: {source}")]
     Frame {

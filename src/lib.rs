@@ -118,6 +118,6 @@ pub use error::{FrameError, WorldError};
 pub use frame::{Frame, Frame2, Frame3, FrameKind, THIN_RATIO};
 pub use narrow::{Intersection, Spin, SpinContact, intersect, intersect_spinning, overlap_interval, overlaps};
 pub use world::{
-    Body, BodyHandle, DebugKind, DebugLine, FrameId, Motion, Pose, Pose2, Pose3, Proximity, Runaway, SPIN_TOLERANCE,
-    StepProfile, World, World2, World3, WorldConfig, WorldSnapshot,
+    Body, BodyHandle, DebugKind, DebugLine, FrameId, Motion, Pose, Pose2, Pose3, Proximity, ROTATION_TOLERANCE,
+    Runaway, SPIN_TOLERANCE, StepProfile, World, World2, World3, WorldConfig, WorldSnapshot,
 };

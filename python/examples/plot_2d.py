@@ -22,8 +22,9 @@ n = 60
 w = fg.World(2)
 ground = w.insert(fg.Frames.from_aabbs([[0.0, -1.0]], [[40.0, 0.0]]), moving=False)
 angles = rng.uniform(0, np.pi, n)
-axes = np.stack([np.stack([np.cos(angles), np.sin(angles)], 1), np.stack([-np.sin(angles), np.cos(angles)], 1)], 1)
-boxes = fg.Frames.oriented_boxes(rng.uniform([2, 0.5], [38, 14], (n, 2)), rng.uniform(0.3, 1.2, (n, 2)), axes)
+c, s = np.cos(angles), np.sin(angles)
+rotations = np.stack([np.stack([c, -s], 1), np.stack([s, c], 1)], 1)  # R @ x: rows (c, -s), (s, c)
+boxes = fg.Frames.oriented_boxes(rng.uniform([2, 0.5], [38, 14], (n, 2)), rng.uniform(0.3, 1.2, (n, 2)), rotations=rotations)
 corners = rng.uniform([2, 0.5], [38, 14], (n, 1, 2)) + rng.uniform(-1.2, 1.2, (n, 3, 2))
 tris = fg.Frames.simplices(corners)
 h = np.concatenate([

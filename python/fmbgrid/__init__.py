@@ -37,7 +37,7 @@ from typing import Any, NamedTuple, Optional, Sequence, Union
 import numpy as np
 
 from . import _fmbgrid as _native
-from ._fmbgrid import MAX_COORDINATE, MAX_ROWS, SPIN_TOLERANCE, FmbgridError
+from ._fmbgrid import MAX_COORDINATE, MAX_ROWS, ROTATION_TOLERANCE, SPIN_TOLERANCE, FmbgridError
 
 #: What a debug line (:meth:`World.debug_draw`) belongs to: ``kinds`` index
 #: this tuple (the Rust ``DebugKind::ALL`` labels, in that order).
@@ -48,6 +48,7 @@ __all__ = [
     "TETRAHEDRON",
     "MAX_COORDINATE",
     "MAX_ROWS",
+    "ROTATION_TOLERANCE",
     "SPIN_TOLERANCE",
     "DEBUG_KINDS",
     "FmbgridError",
@@ -192,12 +193,23 @@ def _ray_batch(origins: ArrayLike, directions: ArrayLike, max_time: ArrayLike) -
     return o, d, t
 
 
-def _linear(rotations: ArrayLike) -> np.ndarray:
-    """Rotation matrices ``R`` (``x_world = R @ x_body``) as the engine takes
-    a pose's linear part, by columns (``linear[j] = R e_j``): the transpose,
-    as a view."""
-    r = _f64(rotations, "rotations")
+def _linear(matrices: ArrayLike, name: str = "rotations") -> np.ndarray:
+    """Matrices ``R`` (``x_world = R @ x_body``) as the engine takes a pose's
+    linear part, by columns (``linear[j] = R e_j``): the transpose, as a
+    view."""
+    r = _f64(matrices, name)
     return np.swapaxes(r, -1, -2) if r.ndim >= 2 else r
+
+
+def _pose_matrices(rotations: Optional[ArrayLike], linears: Optional[ArrayLike]) -> tuple:
+    """``(linear parts by columns or None, rigid)`` from the two spellings of
+    a pose's matrix: ``rotations`` (checked to be rotations) or ``linears``
+    (any invertible map); not both."""
+    if rotations is not None and linears is not None:
+        raise ValueError("give rotations= or linears=, not both")
+    if linears is not None:
+        return _linear(linears, "linears"), False
+    return (None if rotations is None else _linear(rotations)), True
 
 
 def _kinds(kinds: Union[str, int, ArrayLike], n: int) -> np.ndarray:
@@ -269,20 +281,35 @@ class Frames:
 
     @classmethod
     def oriented_boxes(
-        cls, centers: ArrayLike, half_extents: ArrayLike, axes: Optional[ArrayLike] = None
+        cls,
+        centers: ArrayLike,
+        half_extents: ArrayLike,
+        *,
+        rotations: Optional[ArrayLike] = None,
+        axes: Optional[ArrayLike] = None,
     ) -> "Frames":
-        """Oriented boxes: ``centers (N, D)``, positive ``half_extents (N, D)``
-        and ``axes (N, D, D)``, ``axes[i, j]`` the world direction of box
-        ``i``'s ``j``-th local axis (normalised here; the transpose of a
-        rotation matrix acting on column vectors). Axis-aligned without
-        ``axes``."""
+        """Oriented boxes: ``centers (N, D)``, positive ``half_extents (N, D)``,
+        and their orientation, by keyword, one way or the other:
+
+        * ``rotations (N, D, D)``: rotation matrices as ``World.insert`` takes
+          them (``x_world = R @ x_box + center``: the box's axes are the
+          columns of ``R``), checked to be rotations within 1e-6
+          (``fmbgrid.ROTATION_TOLERANCE``);
+        * ``axes (N, D, D)``: ``axes[i, j]`` the world direction of box ``i``'s
+          ``j``-th local axis (its rows; normalised here, any non-parallel
+          directions: a parallelepiped when they are not orthogonal).
+
+        Axis-aligned with neither."""
         c = _f64(centers, "centers")
+        if rotations is not None and axes is not None:
+            raise ValueError("give rotations= or axes=, not both")
+        h = _f64(half_extents, "half_extents")
+        if rotations is not None:
+            return cls._wrap(_native.Frames.oriented_boxes(c, h, _linear(rotations), True))
         if axes is None:
             d = c.shape[1] if c.ndim == 2 else 3
             axes = np.broadcast_to(np.eye(d), (c.shape[0] if c.ndim else 0, d, d))
-        return cls._wrap(
-            _native.Frames.oriented_boxes(c, _f64(half_extents, "half_extents"), _f64(axes, "axes"))
-        )
+        return cls._wrap(_native.Frames.oriented_boxes(c, h, _f64(axes, "axes"), False))
 
     @classmethod
     def simplices(cls, vertices: ArrayLike) -> "Frames":
@@ -521,6 +548,7 @@ class World:
         velocities: Optional[ArrayLike] = None,
         translations: Optional[ArrayLike] = None,
         rotations: Optional[ArrayLike] = None,
+        linears: Optional[ArrayLike] = None,
         user_data: Optional[ArrayLike] = None,
         filters: Optional[ArrayLike] = None,
     ) -> np.ndarray:
@@ -534,7 +562,11 @@ class World:
         * ``velocities (B, D)``: moving bodies' velocities (units per unit time).
         * ``translations (B, D)``, ``rotations (B, D, D)``: the bodies' poses
           (``x_world = rotations[k] @ x_body + translations[k]``); frames are in
-          body coordinates. Default: identity.
+          body coordinates. Default: identity. Rotations are checked to be
+          rotations within 1e-6 (``fmbgrid.ROTATION_TOLERANCE``: a float32
+          quaternion's matrix passes, a scaled, sheared or mirrored one does
+          not); ``linears (B, D, D)`` instead takes any invertible map, in
+          the same convention.
         * ``user_data (B,)`` uint64; ``filters (B, 2)`` uint32: collision
           ``(groups, mask)``.
 
@@ -549,15 +581,17 @@ class World:
             if m.dtype.kind not in "iu":
                 raise TypeError(f"moving: expected bools, got dtype {m.dtype}")
             m = m != 0
+        linear, rigid = _pose_matrices(rotations, linears)
         return self._w.insert(
             frames._f,
             b,
             m,
             None if velocities is None else _f64(velocities, "velocities"),
             None if translations is None else _f64(translations, "translations"),
-            None if rotations is None else _linear(rotations),
+            linear,
             None if user_data is None else _int(user_data, "user_data", np.uint64),
             None if filters is None else _int(filters, "filters", np.uint32),
+            rigid,
         )
 
     def remove(self, handles: ArrayLike) -> None:
@@ -580,18 +614,30 @@ class World:
             o = o[None]
         self._w.set_angular_velocities(h, o)
 
-    def set_poses(self, handles: ArrayLike, translations: ArrayLike, rotations: Optional[ArrayLike] = None) -> None:
+    def set_poses(
+        self,
+        handles: ArrayLike,
+        translations: ArrayLike,
+        rotations: Optional[ArrayLike] = None,
+        *,
+        linears: Optional[ArrayLike] = None,
+    ) -> None:
         """Moves bodies to new poses, effective at the start of the next step:
         ``translations (K, D)`` and ``rotations (K, D, D)`` (each body keeps its
-        rotation when None). One call of the Rust ``World::set_poses``: every
+        rotation when None), checked as ``insert`` checks them, or
+        ``linears (K, D, D)`` for affine maps. One call of the Rust ``World::set_poses``: every
         handle is checked and every frame placed before anything changes (a
         refused call changes nothing); a body listed twice ends at its last
         pose; a moving body whose pose and frames come out unchanged, bit for
         bit, is left alone (so a loop that sets every pose each step, most
         unchanged, keeps the step's memory of pairs found apart)."""
         h, one = _handles(handles)
-        r = None if rotations is None else _linear(_rows(rotations, "rotations", one, 3))
-        self._w.set_poses(h, _rows(translations, "translations", one, 2), r)
+        if rotations is not None:
+            rotations = _rows(rotations, "rotations", one, 3)
+        if linears is not None:
+            linears = _rows(linears, "linears", one, 3)
+        r, rigid = _pose_matrices(rotations, linears)
+        self._w.set_poses(h, _rows(translations, "translations", one, 2), r, rigid)
 
     def set_user_data(self, handles: ArrayLike, data: ArrayLike) -> None:
         """Sets the bodies' user data, ``(K,)`` uint64."""

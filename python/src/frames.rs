@@ -2,7 +2,7 @@
 //! and the two-frame queries vectorised over arrays of pairs.
 
 use fmbgrid::query::{distance, first_contact, penetration, ray_cast};
-use fmbgrid::{Frame, FrameKind, IndexPair, collide, collide_between, intersect, overlap_interval, overlaps};
+use fmbgrid::{Frame, FrameKind, IndexPair, Pose, collide, collide_between, intersect, overlap_interval, overlaps};
 use numpy::PyReadonlyArrayDyn;
 use numpy::ndarray::ArrayViewD;
 use pyo3::prelude::*;
@@ -163,30 +163,44 @@ impl Frames {
     }
 
     /// Oriented boxes: `centers (N, D)`, `half_extents (N, D)`, `axes (N, D, D)`
-    /// (`axes[i, j]`: the world direction of box i's j-th local axis).
+    /// (`axes[i, j]`: the world direction of box i's j-th local axis). With
+    /// `rigid`, each box's axes must be the columns of a rotation (the
+    /// package's `rotations=`, passed transposed).
     #[staticmethod]
+    #[pyo3(signature = (centers, half_extents, axes, rigid=false))]
     fn oriented_boxes(
         py: Python<'_>,
         centers: PyReadonlyArrayDyn<'_, f64>,
         half_extents: PyReadonlyArrayDyn<'_, f64>,
         axes: PyReadonlyArrayDyn<'_, f64>,
+        rigid: bool,
     ) -> PyResult<Frames> {
         let (c, h, a) = (centers.as_array(), half_extents.as_array(), axes.as_array());
         let d = dim_of("centers", &c)?;
         let n = check_shape("centers", &c, &[None, Some(d)])?;
         check_shape("half_extents", &h, &[Some(n), Some(d)])?;
-        check_shape("axes", &a, &[Some(n), Some(d), Some(d)])?;
+        check_shape(if rigid { "rotations" } else { "axes" }, &a, &[Some(n), Some(d), Some(d)])?;
         fn go<const D: usize>(
             c: &ArrayViewD<f64>,
             h: &ArrayViewD<f64>,
             a: &ArrayViewD<f64>,
+            rigid: bool,
         ) -> PyResult<Vec<Frame<D>>> {
             (0..c.shape()[0])
-                .map(|i| Frame::oriented_box(row(c, i), row(h, i), matrix(a, i)).map_err(|e| frame_error(i, e)))
+                .map(|i| {
+                    let axes = matrix(a, i);
+                    if rigid {
+                        // The library's own test of a rotation (its columns
+                        // are the box's axes).
+                        Pose::<D>::from_rotation(axes, [0.0; D])
+                            .map_err(|e| value_error(format!("rotations[{i}]: {e}; pass axes= for a parallelepiped")))?;
+                    }
+                    Frame::oriented_box(row(c, i), row(h, i), axes).map_err(|e| frame_error(i, e))
+                })
                 .collect()
         }
         let set = py.detach(|| -> PyResult<Set> {
-            Ok(if d == 2 { Set::Two(go::<2>(&c, &h, &a)?) } else { Set::Three(go::<3>(&c, &h, &a)?) })
+            Ok(if d == 2 { Set::Two(go::<2>(&c, &h, &a, rigid)?) } else { Set::Three(go::<3>(&c, &h, &a, rigid)?) })
         })?;
         Ok(Frames { set })
     }

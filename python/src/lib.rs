@@ -187,6 +187,7 @@ fn _fmbgrid(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FmbgridError", m.py().get_type::<FmbgridError>())?;
     m.add("MAX_COORDINATE", fmbgrid::frame::MAX_COORDINATE)?;
     m.add("SPIN_TOLERANCE", fmbgrid::SPIN_TOLERANCE)?;
+    m.add("ROTATION_TOLERANCE", fmbgrid::ROTATION_TOLERANCE)?;
     m.add("MAX_ROWS", MAX_ROWS)?;
     m.add("DEBUG_KINDS", fmbgrid::DebugKind::ALL.map(|k| k.label()).to_vec())?;
     frames::register(m)?;

@@ -69,6 +69,18 @@ fn row_of(k: usize, id: u64) -> String {
 }
 
 /// The error of row `k` (body handle `h`) refused with `e`.
+/// What to do about a matrix refused as a rotation that the caller meant
+/// as an affine map.
+fn affine_hint(e: &WorldError) -> &'static str {
+    if matches!(e, WorldError::NotARotation { .. }) { "; pass linears= for an affine map" } else { "" }
+}
+
+/// The argument the package's matrices came from: `rotations` (checked to
+/// be rotations) or `linears` (any affine map).
+fn matrices_name(rigid: bool) -> &'static str {
+    if rigid { "rotations" } else { "linears" }
+}
+
 fn row_error(k: usize, h: BodyHandle, e: impl std::fmt::Display) -> PyErr {
     value_error(format!("{}: {e}", row_of(k, pack(h))))
 }
@@ -168,6 +180,7 @@ impl<const D: usize> Inner<D> {
         velocities: Option<&ArrayViewD<f64>>,
         translations: Option<&ArrayViewD<f64>>,
         linears: Option<&ArrayViewD<f64>>,
+        rigid: bool,
         user_data: Option<&ArrayViewD<u64>>,
         filters: Option<&ArrayViewD<u32>>,
     ) -> PyResult<Vec<u64>> {
@@ -227,7 +240,7 @@ impl<const D: usize> Inner<D> {
             check_shape("translations", t, &per(&[D]))?;
         }
         if let Some(l) = linears {
-            check_shape("rotations", l, &per(&[D, D]))?;
+            check_shape(matrices_name(rigid), l, &per(&[D, D]))?;
         }
         if let Some(u) = user_data {
             check_shape("user_data", u, &per(&[]))?;
@@ -249,10 +262,11 @@ impl<const D: usize> Inner<D> {
             let list: Vec<Frame<D>> = order[first[k]..first[k + 1]].iter().map(|&i| frames[i]).collect();
             let nframes = list.len();
             let mut body = if is_moving { Body::moving(list) } else { Body::fixed(list) };
-            let bad = |e: WorldError| value_error(format!("row {k}: {e}"));
+            let bad = |e: WorldError| value_error(format!("row {k}: {e}{}", affine_hint(&e)));
             if translations.is_some() || linears.is_some() {
                 let t = translations.map_or([0.0; D], |t| row(t, k));
                 let pose = match linears {
+                    Some(l) if rigid => Pose::from_rotation(matrix(l, k), t),
                     Some(l) => Pose::new(matrix(l, k), t),
                     None => Pose::from_translation(t),
                 }
@@ -386,14 +400,20 @@ impl<const D: usize> Inner<D> {
     /// every frame before anything changes, takes a row equal to the body's
     /// pose, bit for bit, as it is, and leaves alone a moving body whose
     /// pose and frames come out unchanged.
-    fn set_poses(&mut self, ids: &ArrayViewD<u64>, t: &ArrayViewD<f64>, l: Option<&ArrayViewD<f64>>) -> PyResult<()> {
+    fn set_poses(
+        &mut self,
+        ids: &ArrayViewD<u64>,
+        t: &ArrayViewD<f64>,
+        l: Option<&ArrayViewD<f64>>,
+        rigid: bool,
+    ) -> PyResult<()> {
         let hs = self.kept_handles(ids)?;
         let result = (|| {
             check_shape("translations", t, &[Some(hs.len()), Some(D)])?;
             let t = Vectors::<D>::new(t)?;
             match l {
                 Some(l) => {
-                    check_shape("rotations", l, &[Some(hs.len()), Some(D), Some(D)])?;
+                    check_shape(matrices_name(rigid), l, &[Some(hs.len()), Some(D), Some(D)])?;
                     let l = Matrices::<D>::new(l)?;
                     // Rows straight from the arrays: the world compares
                     // each with its body's pose and checks only the others.
@@ -402,17 +422,17 @@ impl<const D: usize> Inner<D> {
                     let row = |k: usize| (l.get(k), t.get(k));
                     let set = match (&l, &t) {
                         (Matrices::Transposed(m), Vectors::Packed(v)) => {
-                            self.world.set_poses_with(&hs, |k| (transposed(&m[k]), v[k]))
+                            self.set_rows(&hs, |k| (transposed(&m[k]), v[k]), rigid)
                         }
-                        _ => self.world.set_poses_with(&hs, row),
+                        _ => self.set_rows(&hs, row, rigid),
                     };
-                    set.map_err(|e| self.pose_error(&hs, row, e))
+                    set.map_err(|e| self.pose_error(&hs, row, rigid, e))
                 }
                 None => {
                     let mut poses = std::mem::take(&mut self.poses);
                     let result = poses_of(&self.world, &hs, &t, &mut poses).and_then(|()| {
                         let row = |k: usize| (poses[k].1.linear(), poses[k].1.translation());
-                        self.world.set_poses(&poses).map_err(|e| self.pose_error(&hs, row, e))
+                        self.world.set_poses(&poses).map_err(|e| self.pose_error(&hs, row, false, e))
                     });
                     self.poses = poses;
                     result
@@ -428,13 +448,30 @@ impl<const D: usize> Inner<D> {
     /// is refused, or the first body a frame of which its pose makes
     /// invalid (the world's error names the frame, not the row; found
     /// again on this cold path only).
-    fn pose_error(&self, hs: &[BodyHandle], row: impl Fn(usize) -> ([[f64; D]; D], [f64; D]), e: WorldError) -> PyErr {
+    fn pose_error(
+        &self,
+        hs: &[BodyHandle],
+        row: impl Fn(usize) -> ([[f64; D]; D], [f64; D]),
+        rigid: bool,
+        e: WorldError,
+    ) -> PyErr {
         for (k, &h) in hs.iter().enumerate() {
             let (linear, translation) = row(k);
             let Ok(body) = self.world.body(h) else { return handle_error(k, self.id(h)) };
-            let pose = match Pose::new(linear, translation) {
+            // A row that is its body's pose, bit for bit, is taken as it is
+            // (an affine pose of a body inserted with `linears` included).
+            let same = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
+            let now = body.pose();
+            let unchanged = same(now.translation().as_slice(), &translation)
+                && (0..D).all(|i| same(now.linear()[i].as_slice(), &linear[i]));
+            let checked = if rigid && !unchanged {
+                Pose::from_rotation(linear, translation)
+            } else {
+                Pose::new(linear, translation)
+            };
+            let pose = match checked {
                 Ok(pose) => pose,
-                Err(e) => return row_error(k, h, e),
+                Err(e) => return row_error(k, h, format_args!("{e}{}", affine_hint(&e))),
             };
             for (j, f) in body.frames().iter().enumerate() {
                 if let Err(WorldError::Frame { source, .. }) = pose.transform_frame(f) {
@@ -443,6 +480,17 @@ impl<const D: usize> Inner<D> {
             }
         }
         world_error(e)
+    }
+
+    /// `World::set_poses_with`, or its rigid twin when the rows are
+    /// rotations (`rotations=`, not `linears=`).
+    fn set_rows(
+        &mut self,
+        hs: &[BodyHandle],
+        row: impl Fn(usize) -> ([[f64; D]; D], [f64; D]),
+        rigid: bool,
+    ) -> Result<(), WorldError> {
+        if rigid { self.world.set_rigid_poses_with(hs, row) } else { self.world.set_poses_with(hs, row) }
     }
 
     /// The last step's contacts, as the four arrays' data: each collected
@@ -707,7 +755,9 @@ impl World {
     }
 
     /// Inserts bodies; see `fmbgrid.World.insert`. Returns their handles.
-    #[pyo3(signature = (frames, bodies=None, moving=None, velocities=None, translations=None, rotations=None, user_data=None, filters=None))]
+    /// `rotations`: the poses' linear parts by columns, checked to be
+    /// rotations unless `rigid` is false (the package's `linears=`).
+    #[pyo3(signature = (frames, bodies=None, moving=None, velocities=None, translations=None, rotations=None, user_data=None, filters=None, rigid=true))]
     #[allow(clippy::too_many_arguments)]
     fn insert<'py>(
         &mut self,
@@ -720,6 +770,7 @@ impl World {
         rotations: Option<PyReadonlyArrayDyn<'_, f64>>,
         user_data: Option<PyReadonlyArrayDyn<'_, u64>>,
         filters: Option<PyReadonlyArrayDyn<'_, u32>>,
+        rigid: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         if frames.dim() != self.dim() {
             return Err(value_error(format!("the frames are {}D, the world is {}D", frames.dim(), self.dim())));
@@ -735,10 +786,10 @@ impl World {
         let f = filters.as_ref().map(|a| a.as_array());
         let ids = match (&mut self.inner, &frames.set) {
             (Dim::Two(w), Set::Two(fr)) => {
-                py.detach(|| w.insert(fr, b.as_ref(), &m, v.as_ref(), t.as_ref(), l.as_ref(), u.as_ref(), f.as_ref()))?
+                py.detach(|| w.insert(fr, b.as_ref(), &m, v.as_ref(), t.as_ref(), l.as_ref(), rigid, u.as_ref(), f.as_ref()))?
             }
             (Dim::Three(w), Set::Three(fr)) => {
-                py.detach(|| w.insert(fr, b.as_ref(), &m, v.as_ref(), t.as_ref(), l.as_ref(), u.as_ref(), f.as_ref()))?
+                py.detach(|| w.insert(fr, b.as_ref(), &m, v.as_ref(), t.as_ref(), l.as_ref(), rigid, u.as_ref(), f.as_ref()))?
             }
             _ => unreachable!("dimensions checked above"),
         };
@@ -762,18 +813,19 @@ impl World {
         dispatch!(self, w, D => py.detach(|| w.set_velocities(&h, &v)))
     }
 
-    /// Moves bodies to new poses (all or none).
-    #[pyo3(signature = (handles, translations, rotations=None))]
+    /// Moves bodies to new poses (all or none); `rotations` as in `insert`.
+    #[pyo3(signature = (handles, translations, rotations=None, rigid=true))]
     fn set_poses(
         &mut self,
         py: Python<'_>,
         handles: PyReadonlyArrayDyn<'_, u64>,
         translations: PyReadonlyArrayDyn<'_, f64>,
         rotations: Option<PyReadonlyArrayDyn<'_, f64>>,
+        rigid: bool,
     ) -> PyResult<()> {
         let (h, t) = (handles.as_array(), translations.as_array());
         let l = rotations.as_ref().map(|a| a.as_array());
-        dispatch!(self, w, D => py.detach(|| w.set_poses(&h, &t, l.as_ref())))
+        dispatch!(self, w, D => py.detach(|| w.set_poses(&h, &t, l.as_ref(), rigid)))
     }
 
     /// Sets angular velocities: `(K,)` in 2D, `(K, 3)` in 3D (all or none).

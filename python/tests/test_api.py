@@ -32,7 +32,7 @@ def test_frames_roundtrip_and_getters():
     t = fg.Frames.simplices([[[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]])
     assert t.components[0, 2].tolist() == [0, 0, 1]
     s = np.sqrt(0.5)
-    d = fg.Frames.oriented_boxes([[0.0, 0]], [[1.0, 1]], [[[s, s], [-s, s]]])
+    d = fg.Frames.oriented_boxes([[0.0, 0]], [[1.0, 1]], axes=[[[s, s], [-s, s]]])
     assert abs(d.aabbs[0, 1, 0] - np.sqrt(2)) < 1e-12
     assert repr(d) == "Frames(dim=2, len=1)"
 
@@ -140,6 +140,85 @@ def test_rotation_convention():
     assert np.allclose(w.frames().frames.aabbs[0], [[0, -2, 0], [1, -1, 1]])
 
 
+def _random_rotations(rng, n):
+    """Proper rotations from random unit quaternions (x_world = R @ x)."""
+    q = rng.normal(size=(n, 4))
+    w, x, y, z = (q / np.linalg.norm(q, axis=1, keepdims=True)).T
+    return np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], 1),
+            np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], 1),
+            np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], 1),
+        ],
+        1,
+    )
+
+
+def test_one_rotation_convention_everywhere():
+    """`Frames.oriented_boxes(rotations=R)`, `World.insert(rotations=R)` and
+    `set_poses(rotations=R)` place the same boxes bit for bit; `axes=` is
+    the transpose; the third argument is keyword-only."""
+    rng = np.random.default_rng(7)
+    n = 50
+    rot = _random_rotations(rng, n)
+    centers, half = rng.uniform(-5, 5, (n, 3)), rng.uniform(0.2, 1.5, (n, 3))
+    by_rotations = fg.Frames.oriented_boxes(centers, half, rotations=rot)
+    by_axes = fg.Frames.oriented_boxes(centers, half, axes=rot.transpose(0, 2, 1))
+    assert np.array_equal(by_rotations.components, by_axes.components)
+    assert np.array_equal(by_rotations.origins, by_axes.origins)
+    # The box's axes are R's columns: component j is half_j * R e_j * 2.
+    assert np.allclose(by_rotations.components, 2 * half[:, :, None] * rot.transpose(0, 2, 1))
+    w = fg.World(3)
+    h = w.insert(fg.Frames.oriented_boxes(np.zeros((n, 3)), half), translations=centers, rotations=rot)
+    assert np.allclose(w.frames().frames.aabbs, by_rotations.aabbs, rtol=0, atol=1e-12)
+    w.set_poses(h, centers + 1.0, rot[::-1].copy())
+    moved = fg.Frames.oriented_boxes(centers + 1.0, half, rotations=rot[::-1])
+    assert np.allclose(w.frames().frames.aabbs, moved.aabbs, rtol=0, atol=1e-12)
+    with pytest.raises(TypeError):
+        fg.Frames.oriented_boxes(centers, half, rot)  # positional: which convention?
+    with pytest.raises(ValueError, match="not both"):
+        fg.Frames.oriented_boxes(centers, half, rotations=rot, axes=rot)
+
+
+def test_rotations_are_checked_and_linears_take_affine_maps():
+    """A rotation off by more than ROTATION_TOLERANCE (scaled, sheared, mirrored)
+    is refused with the row named and nothing changed; float32 quaternions
+    pass; `linears=` takes any invertible map; an unchanged row is not
+    re-checked."""
+    assert fg.ROTATION_TOLERANCE == 1e-6
+    rng = np.random.default_rng(8)
+    n = 20
+    rot = _random_rotations(rng, n)
+    single = _random_rotations(rng.__class__(np.random.PCG64(9)), n).astype(np.float32)
+    frames = fg.Frames.from_aabbs(np.zeros((n, 3)), np.ones((n, 3)))
+    w = fg.World(3)
+    h = w.insert(frames, rotations=single.astype(np.float64))  # float32 data: within 1e-6
+    bad = {
+        "scaled": rot * 1.001,
+        "sheared": rot @ np.array([[1, 1e-4, 0], [0, 1, 0], [0, 0, 1]]),
+        "mirrored": rot * np.array([1, 1, -1]),
+    }
+    for name, m in bad.items():
+        broken = rot.copy()
+        broken[3] = m[3]
+        with pytest.raises(ValueError, match="row 3.*not a rotation"):
+            fg.World(3).insert(frames, rotations=broken)
+        before = w.frames().frames.aabbs
+        with pytest.raises(ValueError, match="row 3.*not a rotation"):
+            w.set_poses(h, np.zeros((n, 3)), broken)
+        assert np.array_equal(w.frames().frames.aabbs, before), name
+        with pytest.raises(ValueError, match="rotations\\[3\\].*not a rotation"):
+            fg.Frames.oriented_boxes(np.zeros((n, 3)), np.ones((n, 3)), rotations=broken)
+        # The same maps as affine poses, and as parallelepipeds.
+        a = fg.World(3)
+        g = a.insert(frames, linears=broken)
+        a.set_poses(g, np.ones((n, 3)), linears=broken)
+        a.set_poses(g, np.ones((n, 3)), broken)  # unchanged rows: not re-checked
+        assert len(fg.Frames.oriented_boxes(np.zeros((n, 3)), np.ones((n, 3)), axes=broken)) == n
+    with pytest.raises(ValueError, match="not both"):
+        w.set_poses(h, np.zeros((n, 3)), rot, linears=rot)
+
+
 def test_pairs_within_and_rays():
     w = fg.World(2)
     w.insert(fg.Frames.from_aabbs([[0.0, 0]], [[10.0, 1]]), moving=False)
@@ -220,7 +299,7 @@ def test_unchanged_poses_answer_as_changed_ones():
     t = rng.uniform(0, 18, (n, 3))
     vel = np.where(np.arange(n)[:, None] % 4 == 0, 0.3, 0.0) * np.ones(3)  # a quarter move
     a = fg.World(3)
-    frames = fg.Frames.oriented_boxes(np.zeros((n, 3)), half, np.broadcast_to(np.eye(3), (n, 3, 3)))
+    frames = fg.Frames.oriented_boxes(np.zeros((n, 3)), half)
     h = a.insert(frames, velocities=vel, translations=t, rotations=rot)
     a.step(1 / 60)
     b, c = fg.World.restore(a.snapshot()), fg.World.restore(a.snapshot())

@@ -447,7 +447,7 @@ def test_frame_constructors_and_ray_cast_refuse_bad_input():
     with pytest.raises(ValueError):
         fg.Frames.oriented_boxes([[0, 0, 0]], [[1, -1, 1]])
     with pytest.raises(ValueError):
-        fg.Frames.oriented_boxes([[0, 0, 0]], [[1, 1, 1]], np.zeros((1, 3, 3)))
+        fg.Frames.oriented_boxes([[0, 0, 0]], [[1, 1, 1]], axes=np.zeros((1, 3, 3)))
     with pytest.raises(ValueError, match="vertices must have shape|shape"):
         fg.Frames.simplices(np.zeros((2, 3, 3)))
     with pytest.raises(ValueError, match="frame 0"):

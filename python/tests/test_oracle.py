@@ -39,7 +39,7 @@ def uniform(n, seed, density=88.0):
 
 
 def fmbgrid_pairs(centers, half, rot):
-    frames = fg.Frames.oriented_boxes(centers, half, rot.transpose(0, 2, 1))
+    frames = fg.Frames.oriented_boxes(centers, half, rotations=rot)
     w = fg.World(3)
     h = w.insert(frames)  # moving, zero velocities: end poses
     assert np.array_equal(h, np.arange(len(h)))  # fresh world: handle = index

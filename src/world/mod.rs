@@ -42,7 +42,7 @@ pub use body::{Body, Motion};
 pub use debug_draw::{DebugKind, DebugLine};
 #[cfg(feature = "cli")]
 pub(crate) use debug_draw::{box_corner, edge_pairs};
-pub use pose::{Pose, Pose2, Pose3};
+pub use pose::{Pose, Pose2, Pose3, ROTATION_TOLERANCE};
 pub use profile::StepProfile;
 pub use proximity::Proximity;
 pub use runaway::Runaway;

@@ -6,6 +6,14 @@ use crate::error::WorldError;
 use crate::frame::{Frame, MAX_COORDINATE, MIN_HADAMARD_RATIO};
 use crate::math::{add, invert_columns, norm};
 
+/// How far a rotation may stray from one and still be taken as one
+/// ([`Pose::from_rotation`], [`World::set_rigid_poses_with`]): every entry
+/// of `LᵀL − I` within it, with `det L > 0`. A rotation built in `f32` (a
+/// single-precision quaternion made a matrix) is within about 1e-7; a
+/// scaling, shear or mirror of a few parts in a million is not (pass those
+/// as affine maps: [`Pose::new`]).
+pub const ROTATION_TOLERANCE: f64 = 1e-6;
+
 /// An invertible affine map `x ↦ L·x + t`: a rotation and translation, with
 /// scale and shear allowed (frames stay frames under any such map).
 ///
@@ -87,6 +95,47 @@ impl<const D: usize> Pose<D> {
             return Err(WorldError::DegeneratePose { ratio });
         }
         Ok(Pose { linear, translation })
+    }
+
+    /// A rigid pose: the rotation `rotation` (its columns, `rotation[i] =
+    /// R·eᵢ`, as [`Pose::new`]'s) then the translation.
+    ///
+    /// # Errors
+    /// [`Pose::new`]'s, and [`WorldError::NotARotation`] when `rotation` is
+    /// farther than [`ROTATION_TOLERANCE`] from a rotation (a scaling, a
+    /// shear, a mirror).
+    ///
+    /// ```
+    /// use fmbgrid::{Pose2, WorldError};
+    /// let (c, s) = (0.6, 0.8);
+    /// let turned = Pose2::from_rotation([[c, s], [-s, c]], [1.0, 0.0])?;
+    /// assert_eq!(turned.transform_point(&[1.0, 0.0]), [1.6, 0.8]);
+    /// // Scaled by 1.01: an affine map, not a rotation.
+    /// let scaled = Pose2::from_rotation([[1.01, 0.0], [0.0, 1.0]], [0.0; 2]);
+    /// assert!(matches!(scaled, Err(WorldError::NotARotation { .. })));
+    /// # Ok::<(), WorldError>(())
+    /// ```
+    pub fn from_rotation(rotation: [[f64; D]; D], translation: [f64; D]) -> Result<Self, WorldError> {
+        let pose = Pose::new(rotation, translation)?;
+        let error = pose.rotation_error();
+        if error > ROTATION_TOLERANCE {
+            return Err(WorldError::NotARotation { error });
+        }
+        Ok(pose)
+    }
+
+    /// How far the linear part is from a rotation: the largest entry of
+    /// `LᵀL − I` in magnitude, or infinity for a mirror (`det L < 0`).
+    ///
+    /// ```
+    /// use fmbgrid::Pose2;
+    /// assert_eq!(Pose2::from_angle(0.3, [0.0; 2])?.rotation_error() < 1e-15, true);
+    /// assert_eq!(Pose2::new([[-1.0, 0.0], [0.0, 1.0]], [0.0; 2])?.rotation_error(), f64::INFINITY);
+    /// assert!((Pose2::new([[1.5, 0.0], [0.0, 1.0]], [0.0; 2])?.rotation_error() - 1.25).abs() < 1e-15);
+    /// # Ok::<(), fmbgrid::WorldError>(())
+    /// ```
+    pub fn rotation_error(&self) -> f64 {
+        rotation_error(&self.linear)
     }
 
     /// A pure translation.
@@ -322,7 +371,43 @@ impl<const D: usize> World<D> {
         F: Fn(usize) -> ([[f64; D]; D], [f64; D]),
     {
         let mut placed = std::mem::take(&mut self.placed);
-        let result = self.repose_all(&Rows { handles, row }, &mut placed);
+        let result = self.repose_all(&Rows { handles, row, rigid: false }, &mut placed);
+        self.placed = placed;
+        result
+    }
+
+    /// [`World::set_poses_with`] for rigid motions: every row that changes
+    /// its body's pose must have a rotation for its linear part (within
+    /// [`ROTATION_TOLERANCE`], as [`Pose::from_rotation`] checks), so that a
+    /// sheared or scaled matrix from the caller's data (a quaternion not
+    /// normalised, a mirror) is refused instead of deforming the body's
+    /// frames. A row equal bit for bit to its body's pose is that pose, as
+    /// there.
+    ///
+    /// # Errors
+    /// As [`World::set_poses_with`], and [`WorldError::NotARotation`].
+    /// Nothing changes then.
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame2, World2, WorldConfig, WorldError};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// let square = Body::moving(vec![Frame2::from_aabb([1.0; 2], [2.0; 2])?]);
+    /// let handles = [world.insert(square)?];
+    /// let (c, s) = (0.6, 0.8);
+    /// world.set_rigid_poses_with(&handles, |_| ([[c, s], [-s, c]], [5.0, 0.0]))?;
+    /// // A quaternion's matrix not normalised: scaled by 1.001.
+    /// let scaled = [[1.001 * c, 1.001 * s], [-1.001 * s, 1.001 * c]];
+    /// let err = world.set_rigid_poses_with(&handles, |_| (scaled, [0.0; 2])).unwrap_err();
+    /// assert!(matches!(err, WorldError::NotARotation { .. }));
+    /// assert_eq!(world.body(handles[0])?.pose().translation(), [5.0, 0.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_rigid_poses_with<F>(&mut self, handles: &[BodyHandle], row: F) -> Result<(), WorldError>
+    where
+        F: Fn(usize) -> ([[f64; D]; D], [f64; D]),
+    {
+        let mut placed = std::mem::take(&mut self.placed);
+        let result = self.repose_all(&Rows { handles, row, rigid: true }, &mut placed);
         self.placed = placed;
         result
     }
@@ -505,6 +590,8 @@ impl<const D: usize> PoseEntries<D> for [(BodyHandle, Pose<D>)] {
 struct Rows<'a, F> {
     handles: &'a [BodyHandle],
     row: F,
+    /// Every changed row's linear part must be a rotation.
+    rigid: bool,
 }
 
 impl<const D: usize, F: Fn(usize) -> ([[f64; D]; D], [f64; D])> PoseEntries<D> for Rows<'_, F> {
@@ -522,8 +609,28 @@ impl<const D: usize, F: Fn(usize) -> ([[f64; D]; D], [f64; D])> PoseEntries<D> f
     #[inline(always)]
     fn pose(&self, k: usize, now: &Pose<D>) -> Result<Option<Pose<D>>, WorldError> {
         let (linear, translation) = (self.row)(k);
-        if same_pose(now, &Pose { linear, translation }) { Ok(None) } else { Pose::new(linear, translation).map(Some) }
+        if same_pose(now, &Pose { linear, translation }) {
+            Ok(None)
+        } else if self.rigid {
+            Pose::from_rotation(linear, translation).map(Some)
+        } else {
+            Pose::new(linear, translation).map(Some)
+        }
     }
+}
+
+/// The largest entry of `LᵀL − I` in magnitude for the linear map of
+/// columns `l`, or infinity when `det L < 0` (a mirror) or is not positive.
+fn rotation_error<const D: usize>(l: &[[f64; D]; D]) -> f64 {
+    let det = invert_columns(l).map_or(0.0, |(_, d)| d);
+    if det.is_nan() || det <= 0.0 {
+        return f64::INFINITY;
+    }
+    let dot = |a: &[f64; D], b: &[f64; D]| (0..D).map(|k| a[k] * b[k]).sum::<f64>();
+    (0..D)
+        .flat_map(|i| (i..D).map(move |j| (i, j)))
+        .map(|(i, j)| (dot(&l[i], &l[j]) - f64::from(u8::from(i == j))).abs())
+        .fold(0.0, f64::max)
 }
 
 /// Entries of [`World::set_poses`] whose memory is warmed together.

@@ -93,3 +93,44 @@ fn rows_move_bodies_as_poses_do() {
     }
     assert!(refused >= 5, "{refused} calls refused");
 }
+
+/// `World::set_rigid_poses_with` moves bodies as `set_poses_with` does when
+/// every changed row is a rotation (float32 rotations included), refuses a
+/// changed row that is scaled, sheared or mirrored with nothing changed,
+/// and takes a row equal to its body's pose as it is, even an affine one.
+#[test]
+fn rigid_rows_are_rotations_or_unchanged() {
+    use fmbgrid::{ROTATION_TOLERANCE, WorldError};
+    let mut r = rng(22);
+    let mut a = World3::new(WorldConfig::default());
+    build_world(&mut a, &random_scene::<3>(&mut r, &SceneParams::uniform(300, 3)));
+    let mut b = World3::restore(a.snapshot()).expect("a world's own snapshot restores");
+    let handles: Vec<BodyHandle> = a.bodies().map(|(h, _)| h).collect();
+    // Rotations rounded to f32, as a single-precision quaternion gives them.
+    let turns: Vec<[[f64; 3]; 3]> =
+        handles.iter().map(|_| rotation(&mut r).map(|c| c.map(|x| f64::from(x as f32)))).collect();
+    assert!(turns.iter().all(|&l| Pose3::new(l, [0.0; 3]).unwrap().rotation_error() <= ROTATION_TOLERANCE));
+    let at = |k: usize| [k as f64 % 17.0, 3.0, k as f64 / 20.0];
+    a.set_poses_with(&handles, |k| (turns[k], at(k))).expect("rotations");
+    b.set_rigid_poses_with(&handles, |k| (turns[k], at(k))).expect("rotations");
+    assert!(a.snapshot() == b.snapshot(), "rigid rows move bodies as plain rows do");
+    for (name, broken) in [
+        ("scaled", turns[7].map(|c| c.map(|x| x * 1.00001))),
+        ("sheared", {
+            let mut l = turns[7];
+            l[1] = std::array::from_fn(|i| l[1][i] + 1e-5 * l[0][i]);
+            l
+        }),
+        ("mirrored", [turns[7][0], turns[7][1], turns[7][2].map(|x| -x)]),
+    ] {
+        let row = |k: usize| (if k == 7 { broken } else { turns[k] }, at(k).map(|x| x + 1.0));
+        let before = b.snapshot();
+        let err = b.set_rigid_poses_with(&handles, row).unwrap_err();
+        assert!(matches!(err, WorldError::NotARotation { .. }), "{name}: {err}");
+        assert!(b.snapshot() == before, "{name}: a refused call changed the world");
+        // As an affine pose it is taken; then, unchanged, by the rigid call too.
+        b.set_poses_with(&handles, row).expect("an affine pose");
+        b.set_rigid_poses_with(&handles, row).expect("unchanged rows are not checked again");
+        b.set_rigid_poses_with(&handles, |k| (turns[k], at(k))).expect("rotations");
+    }
+}
