@@ -230,7 +230,7 @@ pub enum WorldError {
     /// ([`World::try_reserve`](crate::World::try_reserve)), for a step's
     /// contacts (a scene where nearly everything overlaps), or for the pairs
     /// within a tolerance ([`World::pairs_within`](crate::World::pairs_within)).
-    #[error("not enough memory: about {:.1} GB or more could not be allocated", *bytes as f64 / 1e9)]
+    #[error("not enough memory: about {} or more could not be allocated", crate::fallible::size_text(*bytes))]
     OutOfMemory {
         /// About how many bytes were asked for.
         bytes: usize,

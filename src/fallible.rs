@@ -72,9 +72,28 @@ fn grow<T>(v: &mut Vec<T>) -> bool {
     v.try_reserve(v.len().max(64)).is_ok()
 }
 
+/// A byte count as people read it: "12 KB", "3.4 MB", "1.2 GB".
+pub(crate) fn size_text(bytes: usize) -> String {
+    let b = bytes as f64;
+    match bytes {
+        0..1_000 => format!("{bytes} bytes"),
+        1_000..1_000_000 => format!("{:.0} KB", b / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", b / 1e6),
+        _ => format!("{:.1} GB", b / 1e9),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_as_people_read_them() {
+        assert_eq!(size_text(12), "12 bytes");
+        assert_eq!(size_text(12_345), "12 KB");
+        assert_eq!(size_text(3_456_789), "3.5 MB");
+        assert_eq!(size_text(1_234_567_890), "1.2 GB");
+    }
 
     #[test]
     fn room_doubles_then_is_reused() {

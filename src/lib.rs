@@ -119,5 +119,5 @@ pub use frame::{Frame, Frame2, Frame3, FrameKind, THIN_RATIO};
 pub use narrow::{Intersection, Spin, SpinContact, intersect, intersect_spinning, overlap_interval, overlaps};
 pub use world::{
     Body, BodyHandle, DebugKind, DebugLine, FrameId, Motion, Pose, Pose2, Pose3, Proximity, ROTATION_TOLERANCE,
-    Runaway, SPIN_TOLERANCE, StepProfile, World, World2, World3, WorldConfig, WorldSnapshot,
+    Runaway, SPIN_TOLERANCE, StepProfile, StepRoom, World, World2, World3, WorldConfig, WorldSnapshot,
 };

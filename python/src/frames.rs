@@ -192,8 +192,9 @@ impl Frames {
                     if rigid {
                         // The library's own test of a rotation (its columns
                         // are the box's axes).
-                        Pose::<D>::from_rotation(axes, [0.0; D])
-                            .map_err(|e| value_error(format!("rotations[{i}]: {e}; pass axes= for a parallelepiped")))?;
+                        Pose::<D>::from_rotation(axes, [0.0; D]).map_err(|e| {
+                            value_error(format!("rotations[{i}]: {e}; pass axes= for a parallelepiped"))
+                        })?;
                     }
                     Frame::oriented_box(row(c, i), row(h, i), axes).map_err(|e| frame_error(i, e))
                 })

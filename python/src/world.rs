@@ -16,7 +16,7 @@
 use std::time::Instant;
 
 use fmbgrid::{
-    Aabb, Body, BodyHandle, ContactDetail, ContactEvent, DebugKind, Frame, FrameId, Motion, Pose, Runaway,
+    Aabb, Body, BodyHandle, ContactDetail, ContactEvent, DebugKind, Frame, FrameId, Motion, Pose, Runaway, StepRoom,
     World as RWorld, WorldConfig, WorldError, WorldSnapshot,
 };
 use numpy::PyReadonlyArrayDyn;
@@ -100,6 +100,57 @@ fn reserved<T>(what: &str, n: usize) -> PyResult<Vec<T>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| oom(what))?;
     Ok(v)
+}
+
+/// The arrays `World.step` hands back, as rows: reserved while the step is
+/// prepared ([`World::step_with_room`](fmbgrid::World::step_with_room)),
+/// filled once it is made.
+struct StepOut<const D: usize> {
+    bodies: Vec<[u64; 2]>,
+    frames: Vec<[u32; 2]>,
+    boxes: Vec<[[f64; D]; 2]>,
+    times: Vec<[f64; 2]>,
+    pairs: Vec<[u64; 2]>,
+    started: Vec<[u64; 2]>,
+    ended: Vec<[u64; 2]>,
+}
+
+impl<const D: usize> Default for StepOut<D> {
+    fn default() -> Self {
+        let (bodies, frames, boxes, times) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        StepOut { bodies, frames, boxes, times, pairs: Vec::new(), started: Vec::new(), ended: Vec::new() }
+    }
+}
+
+impl<const D: usize> StepOut<D> {
+    /// Room for a step's results of at most `room`'s counts; the bytes
+    /// refused on low memory.
+    fn reserve(&mut self, room: StepRoom) -> Result<(), usize> {
+        fn exact<T>(v: &mut Vec<T>, n: usize) -> Result<(), usize> {
+            v.try_reserve_exact(n).map_err(|_| n.saturating_mul(size_of::<T>()))
+        }
+        exact(&mut self.bodies, room.contacts)?;
+        exact(&mut self.frames, room.contacts)?;
+        exact(&mut self.boxes, room.contacts)?;
+        exact(&mut self.times, room.contacts)?;
+        exact(&mut self.pairs, room.body_pairs)?;
+        exact(&mut self.started, room.events)?;
+        exact(&mut self.ended, room.events)
+    }
+
+    /// The seven arrays of `fmbgrid.StepResult`.
+    fn arrays(self, py: Python<'_>) -> Arrays<'_> {
+        let (m, p, s, e) = (self.bodies.len(), self.pairs.len(), self.started.len(), self.ended.len());
+        vec![
+            array(py, &[m, 2], self.bodies.into_flattened()),
+            array(py, &[m, 2], self.frames.into_flattened()),
+            array(py, &[m, 2, D], self.boxes.into_flattened().into_flattened()),
+            array(py, &[m, 2], self.times.into_flattened()),
+            array(py, &[p, 2], self.pairs.into_flattened()),
+            array(py, &[s, 2], self.started.into_flattened()),
+            array(py, &[e, 2], self.ended.into_flattened()),
+        ]
+    }
 }
 
 /// `f` of each item, in a vector reserved fallibly ([`reserved`]).
@@ -549,6 +600,23 @@ impl<const D: usize> Inner<D> {
 
     /// The last step's arrays: `(pairs (M, 2), frames (M, 2), boxes (M, 2,
     /// D), intervals (M, 2), body_pairs (P, 2), started (S, 2), ended (E, 2))`.
+    /// The last step's results into `out`, whose room
+    /// [`StepOut::reserve`] made: nothing allocated, nothing can fail.
+    fn fill(&self, out: &mut StepOut<D>) {
+        let c = self.world.contacts();
+        out.bodies.extend(c.iter().map(|x| [self.id(x.a.body), self.id(x.b.body)]));
+        out.frames.extend(c.iter().map(|x| [x.a.index, x.b.index]));
+        out.boxes.extend(c.iter().map(|x| [x.aabb.min, x.aabb.max]));
+        out.times.extend(c.iter().map(|x| x.time));
+        out.pairs.extend(self.world.body_pairs().iter().map(|&(a, b)| [self.id(a), self.id(b)]));
+        for e in self.world.events() {
+            match *e {
+                ContactEvent::Started(a, b) => out.started.push([self.id(a), self.id(b)]),
+                ContactEvent::Ended(a, b) => out.ended.push([self.id(a), self.id(b)]),
+            }
+        }
+    }
+
     fn step_arrays<'py>(&self, py: Python<'py>) -> PyResult<Arrays<'py>> {
         let (m, bodies, frames, boxes, times) = self.contact_data()?;
         let pairs = self.world.body_pairs();
@@ -785,12 +853,12 @@ impl World {
         let u = user_data.as_ref().map(|a| a.as_array());
         let f = filters.as_ref().map(|a| a.as_array());
         let ids = match (&mut self.inner, &frames.set) {
-            (Dim::Two(w), Set::Two(fr)) => {
-                py.detach(|| w.insert(fr, b.as_ref(), &m, v.as_ref(), t.as_ref(), l.as_ref(), rigid, u.as_ref(), f.as_ref()))?
-            }
-            (Dim::Three(w), Set::Three(fr)) => {
-                py.detach(|| w.insert(fr, b.as_ref(), &m, v.as_ref(), t.as_ref(), l.as_ref(), rigid, u.as_ref(), f.as_ref()))?
-            }
+            (Dim::Two(w), Set::Two(fr)) => py.detach(|| {
+                w.insert(fr, b.as_ref(), &m, v.as_ref(), t.as_ref(), l.as_ref(), rigid, u.as_ref(), f.as_ref())
+            })?,
+            (Dim::Three(w), Set::Three(fr)) => py.detach(|| {
+                w.insert(fr, b.as_ref(), &m, v.as_ref(), t.as_ref(), l.as_ref(), rigid, u.as_ref(), f.as_ref())
+            })?,
             _ => unreachable!("dimensions checked above"),
         };
         Ok(array(py, &[ids.len()], ids))
@@ -941,8 +1009,12 @@ impl World {
     /// ended (E, 2))`.
     fn step<'py>(&mut self, py: Python<'py>, dt: f64) -> PyResult<Arrays<'py>> {
         dispatch!(self, w, D => {
-            py.detach(|| w.world.step(dt).map(|_| ())).map_err(world_error)?;
-            w.step_arrays(py)
+            // The arrays' room is made before the step changes anything: a
+            // step whose answer would not fit is refused, never made and lost.
+            let mut out = StepOut::default();
+            py.detach(|| w.world.step_with_room(dt, |room| out.reserve(room)).map(|_| ())).map_err(world_error)?;
+            w.fill(&mut out);
+            Ok(out.arrays(py))
         })
     }
 

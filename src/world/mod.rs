@@ -49,6 +49,7 @@ pub use runaway::Runaway;
 pub use snapshot::WorldSnapshot;
 pub use spin::SPIN_TOLERANCE;
 pub(crate) use spin::body_spin;
+pub use step::StepRoom;
 pub(crate) use transfer::Placed;
 
 use crate::aabb::Aabb;

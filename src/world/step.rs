@@ -110,6 +110,50 @@ impl<const D: usize> World<D> {
         Ok(&self.narrow.contacts)
     }
 
+    /// [`World::step`], calling `room` with the room the step's results take
+    /// ([`StepRoom`]) once its contacts are found and before anything
+    /// changes. A caller that copies the results out (a binding's arrays,
+    /// a log) makes room for its copy there; when it cannot (`Err(bytes)`:
+    /// the bytes it could not get), the step is called off and returns
+    /// [`WorldError::OutOfMemory`] with the world as it was, so that low
+    /// memory never leaves a step made whose answer was lost.
+    ///
+    /// # Errors
+    /// As [`World::step`], and `OutOfMemory` from `room`.
+    ///
+    /// ```
+    /// use fmbgrid::{Body, Frame2, World2, WorldConfig, WorldError};
+    /// let mut world = World2::new(WorldConfig::default());
+    /// world.insert(Body::fixed(vec![Frame2::from_aabb([0.0, 0.0], [10.0, 1.0])?]))?;
+    /// let falling = world.insert(Body::moving(vec![Frame2::from_aabb([0.0, 2.0], [1.0, 3.0])?]).with_velocity([0.0, -30.0]))?;
+    /// let mut copy = Vec::new();
+    /// let refused = world.step_with_room(0.1, |_| Err(1 << 40));
+    /// assert!(matches!(refused, Err(WorldError::OutOfMemory { .. })));
+    /// assert_eq!(world.body(falling)?.pose().translation(), [0.0, 0.0]); // not moved
+    /// let contacts = world.step_with_room(0.1, |room| copy.try_reserve_exact(room.contacts).map_err(|_| 0))?;
+    /// copy.extend_from_slice(contacts);
+    /// assert_eq!(copy.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn step_with_room(
+        &mut self,
+        dt: f64,
+        room: impl FnOnce(StepRoom) -> Result<(), usize>,
+    ) -> Result<&[Contact<D>], WorldError> {
+        let step = self.prepare_step(dt)?;
+        let contacts = if step.repeat { self.narrow.contacts.len() } else { self.prepared_contacts() };
+        // A step's body pairs are at most its contacts; its events start
+        // at most one a pair and end at most the last step's pairs.
+        let last = self.body_pairs().len();
+        let needed = StepRoom { contacts, body_pairs: contacts, events: contacts.saturating_add(last) };
+        if let Err(bytes) = room(needed) {
+            self.abort_step(step);
+            return Err(WorldError::OutOfMemory { bytes });
+        }
+        self.commit_step(step);
+        Ok(&self.narrow.contacts)
+    }
+
     /// The fallible half of [`World::step`] (steps 1–5): the checks, the
     /// stores brought up to date, the step's motion, the lists and the
     /// narrow phase, its contacts held aside; no body moves and the last
@@ -516,6 +560,31 @@ impl<const D: usize> World<D> {
             }
         }
     }
+}
+
+/// The room a step's results take, known before the step changes anything
+/// ([`World::step_with_room`]): at most this many contacts, body pairs and
+/// events (the contacts exactly).
+///
+/// ```
+/// use fmbgrid::{Body, Frame2, World2, WorldConfig};
+/// let mut world = World2::new(WorldConfig::default());
+/// world.insert(Body::moving(vec![Frame2::from_aabb([0.0; 2], [1.0; 2])?]))?;
+/// world.insert(Body::moving(vec![Frame2::from_aabb([0.5; 2], [1.5; 2])?]))?;
+/// let mut seen = None;
+/// world.step_with_room(0.1, |room| Ok(seen = Some(room)))?;
+/// let room = seen.unwrap();
+/// assert_eq!((room.contacts, room.body_pairs, room.events), (1, 1, 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepRoom {
+    /// The step's contacts.
+    pub contacts: usize,
+    /// At most this many body pairs ([`World::body_pairs`]).
+    pub body_pairs: usize,
+    /// At most this many events ([`World::events`]).
+    pub events: usize,
 }
 
 /// A step [`World::prepare_step`] prepared, to hand to
