@@ -327,10 +327,7 @@ impl<const D: usize> World<D> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn set_poses(&mut self, poses: &[(BodyHandle, Pose<D>)]) -> Result<(), WorldError> {
-        let mut placed = std::mem::take(&mut self.placed);
-        let result = self.repose_all(poses, &mut placed);
-        self.placed = placed;
-        result
+        self.set_rows(poses)
     }
 
     /// [`World::set_poses`] with the poses as rows read from the caller's
@@ -370,10 +367,7 @@ impl<const D: usize> World<D> {
     where
         F: Fn(usize) -> ([[f64; D]; D], [f64; D]),
     {
-        let mut placed = std::mem::take(&mut self.placed);
-        let result = self.repose_all(&Rows { handles, row, rigid: false }, &mut placed);
-        self.placed = placed;
-        result
+        self.set_rows(&Rows { handles, row, rigid: false })
     }
 
     /// [`World::set_poses_with`] for rigid motions: every row that changes
@@ -406,8 +400,13 @@ impl<const D: usize> World<D> {
     where
         F: Fn(usize) -> ([[f64; D]; D], [f64; D]),
     {
+        self.set_rows(&Rows { handles, row, rigid: true })
+    }
+
+    /// [`World::repose_all`] with the world's buffers of placed frames.
+    fn set_rows(&mut self, entries: &(impl PoseEntries<D> + ?Sized)) -> Result<(), WorldError> {
         let mut placed = std::mem::take(&mut self.placed);
-        let result = self.repose_all(&Rows { handles, row, rigid: true }, &mut placed);
+        let result = self.repose_all(entries, &mut placed);
         self.placed = placed;
         result
     }
