@@ -992,3 +992,19 @@ pub fn gen_pair<const D: usize>(set: Set, moving: bool, rng: &mut TestRng) -> (F
         return (a, b);
     }
 }
+
+/// An intersection's numbers as bits: "bit for bit" comparisons tell
+/// `-0.0` from `0.0`, which `f64`'s `==` does not.
+pub fn hit_bits<const D: usize>(h: &Option<fmbgrid::Intersection<D>>) -> Option<(Vec<u64>, [u64; 2])> {
+    h.as_ref().map(|h| (h.aabb.min.iter().chain(&h.aabb.max).map(|x| x.to_bits()).collect(), h.time.map(f64::to_bits)))
+}
+
+/// Contacts as ids and bits (see [`hit_bits`]).
+pub fn contact_bits<const D: usize>(c: &[fmbgrid::Contact<D>]) -> Vec<(fmbgrid::FrameId, fmbgrid::FrameId, Vec<u64>)> {
+    c.iter()
+        .map(|c| {
+            let numbers = c.aabb.min.iter().chain(&c.aabb.max).chain(&c.time).map(|x| x.to_bits()).collect();
+            (c.a, c.b, numbers)
+        })
+        .collect()
+}
