@@ -4,7 +4,8 @@ Each case runs in a subprocess: a dense world is built and warmed (its
 thread pool started), then the process's address space is capped at its
 size plus an offset, from nothing to enough, and one call is made: a step
 (the engine's buffers and the result arrays, reserved before the step
-changes anything) or `pairs_within`. A refused call must leave the world
+changes anything), `pairs_within`, a batch of box queries or of rays
+(every frame each meets). A refused call must leave the world
 as an uncapped twin is: the same call, run again once the cap is lifted,
 answers as the twin's does, bit for bit. An abort (`memory allocation of N
 bytes failed`) kills the subprocess: the test fails.
@@ -37,9 +38,12 @@ w = fg.World(3)
 w.insert(fg.Frames.from_aabbs(lo, lo + rng.uniform(0.5, 2.0, (n, 3))), velocities=rng.uniform(-1, 1, (n, 3)))
 w.step(0.001)  # the thread pool started, the buffers of a small step made
 twin = fg.World.restore(w.snapshot())
+dirs = rng.normal(size=(n, 3))
 run = {
     "step": lambda world: world.step(0.05),
     "pairs_within": lambda world: world.pairs_within(1.0),
+    "query_aabbs": lambda world: world.query_aabbs(lo - 1.0, lo + 3.0),
+    "cast_rays_all": lambda world: world.cast_rays_all(lo, dirs, 30.0),
 }[call]
 hard = resource.getrlimit(resource.RLIMIT_AS)[1]
 resource.setrlimit(resource.RLIMIT_AS, (vm_size() + offset, hard))
@@ -60,8 +64,17 @@ print("refused" if refused else "answered", len(want[0]), refused or "")
 OFFSETS_MB = [0, 8, 64, 512]
 
 
+# Known defect (issue 37, item 1): a batch of box queries or of rays aborts
+# under a cap (the bindings gather the hits, and the library's queries
+# return their vectors, with allocations that cannot fail softly).
+ABORTS = pytest.mark.xfail(strict=True, reason="known defect: queries and rays abort on low memory")
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc are Linux's")
-@pytest.mark.parametrize("call", ["step", "pairs_within"])
+@pytest.mark.parametrize(
+    "call",
+    ["step", "pairs_within", pytest.param("query_aabbs", marks=ABORTS), pytest.param("cast_rays_all", marks=ABORTS)],
+)
 def test_low_memory_is_a_memory_error_and_changes_nothing(call):
     outcomes = []
     for mb in OFFSETS_MB:
