@@ -153,6 +153,14 @@ impl<const D: usize> StepOut<D> {
     }
 }
 
+/// `items` appended to `out`, room made fallibly: hits whose count the
+/// scene decides are a `MemoryError`, never an abort.
+fn append<T>(out: &mut Vec<T>, what: &str, items: impl ExactSizeIterator<Item = T>) -> PyResult<()> {
+    out.try_reserve(items.len()).map_err(|_| oom(what))?;
+    out.extend(items);
+    Ok(())
+}
+
 /// `f` of each item, in a vector reserved fallibly ([`reserved`]).
 fn rows<T, R>(what: &str, items: &[T], f: impl FnMut(&T) -> R) -> PyResult<Vec<R>> {
     let mut v = reserved(what, items.len())?;
@@ -585,13 +593,13 @@ impl<const D: usize> Inner<D> {
 
     /// `(query (K,) int64, bodies (K,) uint64, frames (K,) uint32)` of hits
     /// found by query `k`.
-    fn hits<'py>(&self, py: Python<'py>, found: &[(usize, FrameId)]) -> Arrays<'py> {
+    fn hits<'py>(&self, py: Python<'py>, found: &[(usize, FrameId)]) -> PyResult<Arrays<'py>> {
         let n = found.len();
-        vec![
-            array(py, &[n], found.iter().map(|&(k, _)| k as i64).collect::<Vec<_>>()),
-            array(py, &[n], found.iter().map(|&(_, id)| self.id(id.body)).collect::<Vec<_>>()),
-            array(py, &[n], found.iter().map(|&(_, id)| id.index).collect::<Vec<_>>()),
-        ]
+        Ok(vec![
+            array(py, &[n], rows("the hits", found, |&(k, _)| k as i64)?),
+            array(py, &[n], rows("the hits", found, |&(_, id)| self.id(id.body))?),
+            array(py, &[n], rows("the hits", found, |&(_, id)| id.index)?),
+        ])
     }
 
     fn live(&self) -> Vec<u64> {
@@ -1119,12 +1127,16 @@ impl World {
         dispatch!(self, w, D => {
             let r = check_rays(&o, &dir, &t, D)?;
             let hits = py.detach(|| {
-                (0..r)
-                    .map(|k| w.world.cast_ray(row(&o, k), row(&dir, k), t[[k]]).map_err(|e| value_error(format!("ray {k}: {e}"))))
-                    .collect::<PyResult<Vec<_>>>()
+                let mut hits = reserved("the rays' hits", r)?;
+                for k in 0..r {
+                    hits.push(w.world.cast_ray(row(&o, k), row(&dir, k), t[[k]]).map_err(|e| value_error(format!("ray {k}: {e}")))?);
+                }
+                Ok::<_, PyErr>(hits)
             })?;
-            let mut hit = Vec::with_capacity(r);
-            let (mut bodies, mut frames, mut times, mut normals) = (vec![], vec![], vec![], vec![]);
+            let what = "the rays' hits";
+            let mut hit = reserved(what, r)?;
+            let (mut bodies, mut frames, mut times) = (reserved(what, r)?, reserved(what, r)?, reserved(what, r)?);
+            let mut normals = reserved(what, r.saturating_mul(D))?;
             for h in hits {
                 match h {
                     Some((id, x)) => {
@@ -1255,11 +1267,11 @@ impl World {
                     check_vector("box corner", &aabb.min)
                         .and_then(|()| check_vector("box corner", &aabb.max))
                         .map_err(|e| value_error(format!("box {k}: {e}")))?;
-                    out.extend(w.world.query_aabb(&aabb).into_iter().map(|id| (k, id)));
+                    append(&mut out, "the hits", w.world.query_aabb(&aabb).into_iter().map(|id| (k, id)))?;
                 }
                 Ok::<_, PyErr>(out)
             })?;
-            Ok(w.hits(py, &found))
+            w.hits(py, &found)
         })
     }
 
@@ -1274,38 +1286,37 @@ impl World {
                 let mut out = Vec::new();
                 for k in 0..q {
                     let ids = w.world.query_point(row(&p, k)).map_err(|e| value_error(format!("point {k}: {e}")))?;
-                    out.extend(ids.into_iter().map(|id| (k, id)));
+                    append(&mut out, "the hits", ids.into_iter().map(|id| (k, id)))?;
                 }
                 Ok::<_, PyErr>(out)
             })?;
-            Ok(w.hits(py, &found))
+            w.hits(py, &found)
         })
     }
 
     /// `World::query_frame` for each of `frames`: `(query (K,), bodies (K,),
     /// frames (K,), boxes (K, 2, D), intervals (K, 2))`.
     fn query_frames<'py>(&mut self, py: Python<'py>, frames: &Frames) -> PyResult<Arrays<'py>> {
-        fn go<'py, const D: usize>(py: Python<'py>, w: &Inner<D>, probes: &[Frame<D>]) -> Arrays<'py> {
-            let found: Vec<_> = py.detach(|| {
-                probes
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(k, f)| w.world.query_frame(f).into_iter().map(move |h| (k, h)))
-                    .collect()
-            });
-            let ids: Vec<(usize, FrameId)> = found.iter().map(|&(k, (id, _))| (k, id)).collect();
-            let mut out = w.hits(py, &ids);
+        fn go<'py, const D: usize>(py: Python<'py>, w: &Inner<D>, probes: &[Frame<D>]) -> PyResult<Arrays<'py>> {
+            let found = py.detach(|| {
+                let mut found = Vec::new();
+                for (k, f) in probes.iter().enumerate() {
+                    append(&mut found, "the hits", w.world.query_frame(f).into_iter().map(|h| (k, h)))?;
+                }
+                Ok::<_, PyErr>(found)
+            })?;
+            let ids: Vec<(usize, FrameId)> = rows("the hits", &found, |&(k, (id, _))| (k, id))?;
+            let mut out = w.hits(py, &ids)?;
             let n = found.len();
-            let boxes: Vec<f64> =
-                found.iter().flat_map(|(_, (_, h))| h.aabb.min.into_iter().chain(h.aabb.max)).collect();
-            let times: Vec<f64> = found.iter().flat_map(|(_, (_, h))| h.time).collect();
-            out.push(array(py, &[n, 2, D], boxes));
-            out.push(array(py, &[n, 2], times));
-            out
+            let boxes: Vec<[[f64; D]; 2]> = rows("the hits", &found, |(_, (_, h))| [h.aabb.min, h.aabb.max])?;
+            let times: Vec<[f64; 2]> = rows("the hits", &found, |(_, (_, h))| h.time)?;
+            out.push(array(py, &[n, 2, D], boxes.into_flattened().into_flattened()));
+            out.push(array(py, &[n, 2], times.into_flattened()));
+            Ok(out)
         }
         match (&mut self.inner, &frames.set) {
-            (Dim::Two(w), Set::Two(f)) => Ok(go(py, w, f)),
-            (Dim::Three(w), Set::Three(f)) => Ok(go(py, w, f)),
+            (Dim::Two(w), Set::Two(f)) => go(py, w, f),
+            (Dim::Three(w), Set::Three(f)) => go(py, w, f),
             _ => Err(value_error(format!("the frames are {}D, the world is {}D", frames.dim(), self.dim()))),
         }
     }
@@ -1327,15 +1338,15 @@ impl World {
                 let mut out = Vec::new();
                 for k in 0..r {
                     let hits = w.world.cast_ray_all(row(&o, k), row(&dir, k), t[[k]]).map_err(|e| value_error(format!("ray {k}: {e}")))?;
-                    out.extend(hits.into_iter().map(|h| (k, h)));
+                    append(&mut out, "the hits", hits.into_iter().map(|h| (k, h)))?;
                 }
                 Ok::<_, PyErr>(out)
             })?;
-            let ids: Vec<(usize, FrameId)> = found.iter().map(|&(k, (id, _))| (k, id)).collect();
-            let mut out = w.hits(py, &ids);
+            let ids: Vec<(usize, FrameId)> = rows("the hits", &found, |&(k, (id, _))| (k, id))?;
+            let mut out = w.hits(py, &ids)?;
             let n = found.len();
-            out.push(array(py, &[n], found.iter().map(|(_, (_, h))| h.time).collect::<Vec<f64>>()));
-            out.push(array(py, &[n, D], found.iter().flat_map(|(_, (_, h))| h.normal).collect::<Vec<f64>>()));
+            out.push(array(py, &[n], rows("the hits", &found, |(_, (_, h))| h.time)?));
+            out.push(array(py, &[n, D], rows("the hits", &found, |(_, (_, h))| h.normal)?.into_flattened()));
             Ok(out)
         })
     }
